@@ -1,0 +1,26 @@
+# Pastor Online: `make setup` once, then `make test`.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup test run bench clean
+
+setup:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 não encontrado (defina PYTHON=...)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, pinned: its CPU build (a plain `torch` pulls a multi-GB CUDA build).
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+
+test:
+	$(BIN)/python -m pytest -q
+
+run:
+	$(BIN)/python -m bot
+
+bench:
+	$(BIN)/python bench/corpus_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

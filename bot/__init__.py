@@ -1,0 +1,1 @@
+"""Pastor Online: the chatbot process (channels, the answer pipeline, settings)."""

@@ -1,0 +1,55 @@
+"""All configuration, read once from the environment and `.env` into one object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_CORPUS = Path("../shared/corpus/por-blivre.usfx.xml")
+
+
+class Settings(BaseSettings):
+    """Every setting of the bot; built once at the wiring point and passed down."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    corpus_path: Path = DEFAULT_CORPUS
+    corpus_url: str = "https://ebible.org/Scriptures/porbr2018_usfx.zip"
+    data_dir: Path = Path("data")
+
+    embedding_backend: Literal["use-m3", "sentence-transformers"] = "use-m3"
+    embedding_model: str = ""
+    chroma_url: str = ""
+    qdrant_url: str = ""
+
+    llm_provider: Literal["ollama", "openai", "groq", "anthropic", "none"] = "ollama"
+    ollama_base_url: str = "http://localhost:11434"
+    ollama_model: str = "qwen2.5:1.5b"
+    openai_base_url: str = "https://api.openai.com/v1"
+    openai_api_key: SecretStr = SecretStr("")
+    openai_model: str = "gpt-4o-mini"
+    groq_base_url: str = "https://api.groq.com/openai/v1"
+    groq_api_key: SecretStr = SecretStr("")
+    groq_model: str = "llama-3.1-8b-instant"
+    anthropic_base_url: str = "https://api.anthropic.com"
+    anthropic_api_key: SecretStr = SecretStr("")
+    anthropic_model: str = "claude-3-5-haiku-latest"
+
+    telegram_bot_token: SecretStr = SecretStr("")
+    telegram_api_base_url: str = "https://api.telegram.org"
+    telegram_webhook_url: str = ""
+    telegram_webhook_secret: SecretStr = SecretStr("")
+
+    whatsapp_access_token: SecretStr = SecretStr("")
+    whatsapp_app_secret: SecretStr = SecretStr("")
+    whatsapp_verify_token: SecretStr = SecretStr("")
+    whatsapp_phone_number_id: str = ""
+    whatsapp_api_base_url: str = "https://graph.facebook.com/v21.0"
+
+    http_host: str = "0.0.0.0"
+    http_port: int = Field(default=8080, ge=1, le=65535)
+    crisis_contacts: str = ""
+    log_level: str = "INFO"

@@ -1,0 +1,104 @@
+"""Portuguese names and abbreviations of the 66 books, as token tuples of folded text."""
+
+from __future__ import annotations
+
+# Forms of each unnumbered book (folded: lower case, no accents). A form may have
+# several words. Abbreviations are written without the dot; a dot after them is
+# accepted by the parser.
+NAMES: dict[str, str] = {
+    "GEN": "genesis gen gn ge genese",
+    "EXO": "exodo exo ex exd",
+    "LEV": "levitico leviticos lev lv levit",
+    "NUM": "numeros num nm nu numer",
+    "DEU": "deuteronomio deut deu dt deuter deuteronomios",
+    "JOS": "josue jos js",
+    "JDG": "juizes juiz jz jui",
+    "RUT": "rute rut rt ruth",
+    "EZR": "esdras esd ed esdr",
+    "NEH": "neemias nee ne neem",
+    "EST": "ester est et esther",
+    "JOB": "jo job",
+    "PSA": "salmos salmo sl sal sls slm salm",
+    "PRO": "proverbios proverbio prov pv pr prv",
+    "ECC": "eclesiastes ecl ec ecle ecles qoelet coelet qohelet eclesiaste",
+    "SNG": "canticos cantico cantares cantar ct cnt cant|cantico dos canticos|canticos dos canticos"
+           "|cantares de salomao|cantico de salomao|canticos de salomao|cantico superior",
+    "ISA": "isaias isa is",
+    "JER": "jeremias jer jr jerem",
+    "LAM": "lamentacoes lamentacao lam lm|lamentacoes de jeremias",
+    "EZK": "ezequiel ezeq eze ez",
+    "DAN": "daniel dan dn",
+    "HOS": "oseias os ose",
+    "JOL": "joel jl",
+    "AMO": "amos am",
+    "OBA": "obadias obd ob abdias abd",
+    "JON": "jonas jon jn",
+    "MIC": "miqueias miq mq",
+    "NAM": "naum na",
+    "HAB": "habacuque habacuc hab hc",
+    "ZEP": "sofonias sof sf",
+    "HAG": "ageu ag",
+    "ZEC": "zacarias zac zc",
+    "MAL": "malaquias mal ml",
+    "MAT": "mateus mat mt",
+    "MRK": "marcos mc mrc marc",
+    "LUK": "lucas luc lc",
+    "JHN": "joao jo joa",
+    "ACT": "atos at actos act|atos dos apostolos|actos dos apostolos",
+    "ROM": "romanos rom rm",
+    "GAL": "galatas gal gl",
+    "EPH": "efesios efe ef efes",
+    "PHP": "filipenses filip fil fp flp fl",
+    "COL": "colossenses col cl",
+    "TIT": "tito tit tt",
+    "PHM": "filemom filemon filem fm flm",
+    "HEB": "hebreus heb hb",
+    "JAS": "tiago tg tia",
+    "JUD": "judas jud jd",
+    "REV": "apocalipse apoc apc ap revelacao",
+}
+
+# Numbered books: the name after the ordinal, and the code for each ordinal.
+NUMBERED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "samuel sam sm": ("", ("1SA", "2SA")),
+    "reis rs re rei": ("", ("1KI", "2KI")),
+    "cronicas cronica cron cro cr paralipomenos par": ("", ("1CH", "2CH")),
+    "corintios cor co corint": ("", ("1CO", "2CO")),
+    "tessalonicenses tessalonicences tess tes ts": ("", ("1TH", "2TH")),
+    "timoteo tim tm ti": ("", ("1TI", "2TI")),
+    "pedro ped pe pd": ("", ("1PE", "2PE")),
+    "joao jo": ("", ("1JN", "2JN", "3JN")),
+}
+
+# Forms that are also everyday words: they count as a book only when followed by
+# chapter *and* verse ("Os 2:19", never "os 3 filhos").
+AMBIGUOUS = frozenset("os na ex ap sal mal tia col am at deu nu ge par rei re revelacao".split())
+# Chat shorthand ("mt" = muito, "pr" = pastor): a book when capitalised ("Mt 5") or with a verse.
+SHORTHAND = frozenset("mt pr job".split())
+
+ORDINALS: dict[str, int] = {
+    "i": 1, "ii": 2, "iii": 3,
+    "primeiro": 1, "primeira": 1, "segundo": 2, "segunda": 2, "terceiro": 3, "terceira": 3,
+}
+
+# Words that may introduce a book name: "livro de", "carta aos", "Evangelho segundo São".
+INTRO_WORDS = frozenset("livro carta epistola evangelho profeta profecia sao".split())
+CONNECTOR_WORDS = frozenset("de do da dos das aos as a ao o segundo sao s paulo apostolo".split())
+MAX_CONNECTORS = 4
+
+
+def _forms(spec: str) -> list[tuple[str, ...]]:
+    """"a b|c d" -> [("a",), ("b",), ("c", "d")]: spaces split one-word forms, "|" adds phrases."""
+    first, *phrases = spec.split("|")
+    return [(word,) for word in first.split()] + [tuple(p.split()) for p in phrases]
+
+
+def _build() -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], tuple[str, ...]]]:
+    plain = {form: code for code, spec in NAMES.items() for form in _forms(spec)}
+    numbered = {form: codes for spec, (_, codes) in NUMBERED.items() for form in _forms(spec)}
+    return plain, numbered
+
+
+PLAIN_FORMS, NUMBERED_FORMS = _build()
+MAX_FORM_TOKENS = max(len(f) for f in (*PLAIN_FORMS, *NUMBERED_FORMS))
+FIRST_TOKENS = frozenset(f[0] for f in (*PLAIN_FORMS, *NUMBERED_FORMS))
