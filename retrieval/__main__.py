@@ -1,0 +1,127 @@
+"""Command line: `python -m retrieval build|search|status`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from corpus.loaders.errors import CorpusError
+from retrieval.builder import BuildInProgress, build_index
+from retrieval.config import IndexConfig
+from retrieval.embedders import EmbedderError
+from retrieval.retriever import IndexNotReady, Retriever, open_retriever
+from retrieval.scope import named
+from retrieval.status import index_status
+from retrieval.store import StoreError
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _config(args) -> IndexConfig:
+    from bot.settings import Settings
+
+    return IndexConfig.from_settings(Settings(), corpus_path=getattr(args, "corpus", None))
+
+
+def ready_retriever(config: IndexConfig, build: bool = True) -> Retriever:
+    """Open the index; when it is missing or stale, say why and build it (unless told not to)."""
+    try:
+        return open_retriever(config)
+    except IndexNotReady as problem:
+        if not build:
+            raise
+        _log(f"índice não está pronto: {problem}; construindo agora")
+    report = build_index(config, log=_log)
+    _log(f"índice construído em {report.seconds:.1f} s")
+    return open_retriever(config)
+
+
+def cmd_build(args) -> int:
+    config = _config(args)
+    report = build_index(config, log=_log)
+    if report.skipped:
+        print(f"nada mudou: índice em {config.index_dir} já está atualizado ({report.seconds:.2f} s)")
+    else:
+        print(f"índice construído em {report.seconds:.1f} s: BM25 {'reconstruído' if report.lexical_built else 'mantido'}, "
+              f"{report.vectors_upserted} vetores gravados, {report.vectors_deleted} removidos, "
+              f"{report.texts_embedded} textos novos embutidos")
+    return 0
+
+
+def cmd_search(args) -> int:
+    config = _config(args)
+    retriever = ready_retriever(config, build=not args.no_build)
+    scope = named(args.scope) if args.scope else None
+    if args.jsonl:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                query = json.loads(line)["q"]
+            except (ValueError, KeyError, TypeError):
+                print(json.dumps({"error": "linha inválida: esperado {\"q\": \"...\"}", "line": line.rstrip("\n")},
+                                 ensure_ascii=False), flush=True)
+                continue
+            result = retriever.search(query, k=args.k, scope=scope)
+            print(json.dumps(result.as_dict(), ensure_ascii=False), flush=True)
+        return 0
+    if not args.query:
+        _log("informe a pergunta, ou use --jsonl")
+        return 2
+    result = retriever.search(args.query, k=args.k, scope=scope)
+    if args.json:
+        print(json.dumps(result.as_dict(), ensure_ascii=False, indent=1))
+        return 0
+    print(f"status: {result.status}" + (f" · escopo: {result.scope.label}" if result.scope else ""))
+    for missing in result.missing:
+        print(f"referência inexistente: {missing}")
+    for n, hit in enumerate(result.hits, start=1):
+        ranks = " ".join(f"{k}={v}" for k, v in hit.ranks.items())
+        print(f"{n:>2}. {hit.reference} [{hit.score:.4f} {ranks}] {hit.text}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    config = _config(args)
+    retriever, errors = None, []
+    try:
+        retriever = open_retriever(config)
+    except (IndexNotReady, EmbedderError, StoreError, CorpusError) as error:
+        errors.append(str(error))
+    status = index_status(config, retriever, errors)
+    if args.json:
+        print(json.dumps(status.as_dict(), ensure_ascii=False, indent=1))
+    else:
+        print("\n".join(status.lines()))
+    return 0 if status.ready else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING)
+    parser = argparse.ArgumentParser(prog="python -m retrieval", description="Índice e busca de versículos.")
+    parser.add_argument("--corpus", help="arquivo da Bíblia (padrão: CORPUS_PATH)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help="constrói ou atualiza o índice (só o que mudou)")
+    search = sub.add_parser("search", help="busca versículos")
+    search.add_argument("query", nargs="?")
+    search.add_argument("--k", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+    search.add_argument("--jsonl", action="store_true", help='lê {"q": "..."} por linha da entrada padrão')
+    search.add_argument("--scope", help="OT, NT, GOSPELS, PAUL ou um código de livro (ex.: PSA)")
+    search.add_argument("--no-build", action="store_true", help="falha em vez de construir um índice ausente")
+    status = sub.add_parser("status", help="saúde do índice")
+    status.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        return {"build": cmd_build, "search": cmd_search, "status": cmd_status}[args.command](args)
+    except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError) as error:
+        _log(f"erro: {error}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

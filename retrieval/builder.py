@@ -1,0 +1,216 @@
+"""`python -m retrieval build`: build what changed, atomically, one build at a time."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus.bible import Bible, load, sha256_of
+from retrieval import documents
+from retrieval.config import IndexConfig
+from retrieval.embedders import Embedder, create_embedder
+from retrieval.lexical import LexicalIndex, analyzer
+from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
+from retrieval.store import ChromaStore, VectorStore, chroma_client
+
+COLLECTION = "verses"
+Log = Callable[[str], None]
+
+
+class BuildInProgress(RuntimeError):
+    """Another process holds the build lock."""
+
+
+@dataclass
+class BuildReport:
+    skipped: bool = False
+    lexical_built: bool = False
+    vectors_upserted: int = 0
+    vectors_deleted: int = 0
+    texts_embedded: int = 0
+    seconds: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def build_lock(index_dir: Path):
+    """An exclusive, non-blocking lock; a second concurrent build is refused."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    path = index_dir / ".build.lock"
+    handle = path.open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "?"
+        handle.close()
+        raise BuildInProgress(f"outra construção do índice já está em andamento (pid {holder}); "
+                              "aguarde ela terminar") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def open_store(config: IndexConfig) -> VectorStore:
+    client = chroma_client(path=config.chroma_dir, url=config.chroma_url)
+    return ChromaStore(client, COLLECTION, config.store_location)
+
+
+def build_index(config: IndexConfig, embedder: Embedder | None = None, store: VectorStore | None = None,
+                log: Log = lambda _: None) -> BuildReport:
+    """Bring the index in ``config.index_dir`` up to date with the corpus and embedder."""
+    started = time.perf_counter()
+    report = BuildReport()
+    with build_lock(config.index_dir):
+        bible = load(config.corpus_path)
+        corpus_sha = sha256_of(config.corpus_path)
+        try:
+            old = read_manifest(config.manifest_path)
+        except IndexCorrupt as error:
+            log(str(error))
+            old = None
+        lexical_reasons = _lexical_reasons(config, old, corpus_sha, len(bible))
+        vector_reasons = _vector_reasons(config, old, corpus_sha)
+        report.reasons = list(dict.fromkeys(lexical_reasons + vector_reasons))
+        if old is not None and not lexical_reasons and not vector_reasons:
+            store = store or open_store(config)
+            if store.count() == old.store.get("vectors") == len(bible):
+                report.skipped = True
+                report.seconds = time.perf_counter() - started
+                return report
+            report.reasons.append("o número de vetores no repositório não confere com o manifesto")
+            vector_reasons.append("contagem")
+        for reason in report.reasons:
+            log(f"reconstruir: {reason}")
+        manifest = old if old is not None else Manifest()
+        manifest.status = "building"
+        write_manifest(config.manifest_path, manifest)
+
+        if lexical_reasons:
+            _build_lexical(config, bible, log)
+            report.lexical_built = True
+        embedder = embedder or (create_embedder(config.embedding_backend, config.embedding_model)
+                                if vector_reasons else None)
+        store = store or open_store(config)
+        if vector_reasons:
+            _build_vectors(config, bible, embedder, store, report, log)
+        identity = embedder.identity.as_dict() if embedder else old.embedder
+
+        manifest = Manifest(
+            status=COMPLETE,
+            corpus={"path": str(config.corpus_path), "sha256": corpus_sha, "name": bible.name,
+                    "format": bible.format, "verses": len(bible)},
+            embedder=identity,
+            chunking={"window": config.window, "neighbour_weight": config.neighbour_weight},
+            lexical={"stemmer": config.stemmer, "documents": len(bible)},
+            store={"kind": "chroma", "location": config.store_location, "collection": COLLECTION,
+                   "vectors": store.count()},
+            built_at=time.time(),
+            build_seconds=round(time.perf_counter() - started, 2),
+        )
+        write_manifest(config.manifest_path, manifest)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _lexical_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str, verses: int) -> list[str]:
+    if old is None:
+        return ["índice inexistente"]
+    reasons = []
+    if not old.complete:
+        reasons.append("a última construção não terminou")
+    if old.corpus.get("sha256") != corpus_sha:
+        reasons.append("o corpus mudou")
+    if old.lexical.get("stemmer") != config.stemmer:
+        reasons.append("o stemmer mudou")
+    if not reasons:
+        try:
+            if LexicalIndex.load(config.lexical_dir).documents != verses:
+                reasons.append("índice BM25 com número errado de documentos")
+        except Exception:
+            reasons.append("índice BM25 ausente ou corrompido")
+    return reasons
+
+
+def _vector_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str) -> list[str]:
+    if old is None:
+        return ["índice inexistente"]
+    reasons = []
+    if not old.complete:
+        reasons.append("a última construção não terminou")
+    if old.corpus.get("sha256") != corpus_sha:
+        reasons.append("o corpus mudou")
+    key = config.embedder_key()
+    if {k: old.embedder.get(k) for k in key} != key:
+        reasons.append("o embedder mudou")
+    if old.chunking != {"window": config.window, "neighbour_weight": config.neighbour_weight}:
+        reasons.append("os parâmetros de janela mudaram")
+    if old.store.get("location") != config.store_location:
+        reasons.append("o repositório de vetores mudou")
+    return reasons
+
+
+def _build_lexical(config: IndexConfig, bible: Bible, log: Log) -> None:
+    log("BM25: indexando versículos isolados")
+    index = LexicalIndex.build([v.text for v in bible.verses], analyzer(config.stemmer))
+    staging = config.index_dir / "bm25.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    index.save(staging)
+    shutil.rmtree(config.lexical_dir, ignore_errors=True)
+    staging.rename(config.lexical_dir)
+
+
+def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store: VectorStore,
+                   report: BuildReport, log: Log) -> None:
+    identity = embedder.identity
+    cache_dir = config.index_dir / "embeddings"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache = documents.EmbeddingCache(cache_dir / f"{identity.slug}.npz", identity.dimension)
+    report.texts_embedded = cache.ensure([v.text for v in bible.verses], embedder, log=log)
+    if report.texts_embedded:
+        cache.save()
+
+    prints_path = config.index_dir / "vectors.json"
+    new_prints = dict(zip(
+        (documents.verse_uuid(bible.name, *v.key) for v in bible.verses),
+        documents.fingerprints(bible, config.window, config.neighbour_weight, identity.slug)))
+    old_prints = _read_prints(prints_path)
+    if store.identity() != identity.as_dict() or set(old_prints) != store.all_ids():
+        log(f"vetores: coleção recriada para {identity.slug}")
+        store.reset(identity)
+        old_prints = {}
+    write_json_atomic(prints_path, {})  # until the store matches again, trust nothing in it
+    position = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
+    changed = [uid for uid, fp in new_prints.items() if old_prints.get(uid) != fp]
+    removed = [uid for uid in old_prints if uid not in new_prints]
+    if removed:
+        store.delete(removed)
+    for start in range(0, len(changed), 4000):
+        chunk = changed[start:start + 4000]
+        positions = [position[uid] for uid in chunk]
+        vectors = documents.window_vectors(bible, positions, cache, config.window, config.neighbour_weight)
+        store.upsert(chunk, vectors, [documents.metadata(bible, p) for p in positions])
+        log(f"vetores: {start + len(chunk)}/{len(changed)} gravados")
+    write_json_atomic(prints_path, new_prints)
+    report.vectors_upserted, report.vectors_deleted = len(changed), len(removed)
+
+
+def _read_prints(path: Path) -> dict[str, str]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}

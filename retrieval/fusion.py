@@ -1,0 +1,34 @@
+"""Rank fusion and score normalisation: pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+RRF_K = 60
+
+
+def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float] | None = None,
+        k: int = RRF_K) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion: score(d) = sum_c w_c / (k + rank_c(d)), ranks from 1.
+
+    Returns (id, score) best first; ties keep the order in which ids were first seen.
+    """
+    scores: dict[str, float] = {}
+    for channel, ranked in rankings.items():
+        weight = 1.0 if weights is None else weights.get(channel, 1.0)
+        if weight == 0:
+            continue
+        for rank, doc in enumerate(ranked, start=1):
+            scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
+    order = {doc: i for i, doc in enumerate(scores)}
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+def min_max(values: Sequence[float]) -> list[float]:
+    """Scale to [0, 1]; all-equal input maps to 1.0."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if high == low:
+        return [1.0 for _ in values]
+    return [(v - low) / (high - low) for v in values]

@@ -1,0 +1,88 @@
+"""The lexical channel: Portuguese analysis and a bm25s index of isolated verses."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+from bm25s.stopwords import STOPWORDS_PORTUGUESE
+
+from corpus.text import fold, normalize
+from retrieval.stemmers import STEMMERS, WordStemmer
+
+_WORD = re.compile(r"[^\W\d_]+")
+STOPWORDS = frozenset(fold(w) for w in STOPWORDS_PORTUGUESE) | frozenset(
+    "ai ate entao la onde porque pra pro pois sobre tao toda todas todo todos tudo vai vou".split()
+)
+
+
+class Analyzer:
+    """Text -> stemmed content words (case and accents folded, stopwords removed)."""
+
+    def __init__(self, stemmer: WordStemmer):
+        self.stemmer = stemmer
+
+    @property
+    def name(self) -> str:
+        return self.stemmer.name
+
+    def words(self, text: str) -> list[str]:
+        """Folded content words, before stemming."""
+        return [w for w in _WORD.findall(fold(normalize(text))) if w not in STOPWORDS and len(w) > 1]
+
+    def __call__(self, text: str) -> list[str]:
+        stem = self.stemmer
+        return [stem(w) for w in self.words(text)]
+
+
+def analyzer(name: str) -> Analyzer:
+    """The analyzer for a stemmer name ("snowball-pt", "rslp-lite")."""
+    return Analyzer(STEMMERS[name]())
+
+
+class LexicalIndex:
+    """BM25 over one document per verse, aligned with the corpus order."""
+
+    def __init__(self, bm25: bm25s.BM25, analyzer: Analyzer):
+        self.bm25 = bm25
+        self.analyzer = analyzer
+        self._vocab: dict[str, int] = bm25.vocab_dict
+
+    @classmethod
+    def build(cls, texts: Sequence[str], analyzer: Analyzer) -> LexicalIndex:
+        bm25 = bm25s.BM25()
+        bm25.index([analyzer(t) or [""] for t in texts], show_progress=False)
+        return cls(bm25, analyzer)
+
+    @property
+    def documents(self) -> int:
+        return int(self.bm25.scores["num_docs"])
+
+    def save(self, directory: Path) -> None:
+        self.bm25.save(str(directory), show_progress=False)
+        (directory / "analyzer.json").write_text(json.dumps({"stemmer": self.analyzer.name}))
+
+    @classmethod
+    def load(cls, directory: Path) -> LexicalIndex:
+        stemmer = json.loads((directory / "analyzer.json").read_text())["stemmer"]
+        bm25 = bm25s.BM25.load(str(directory), mmap=False)
+        return cls(bm25, analyzer(stemmer))
+
+    def query_terms(self, query: str) -> list[str]:
+        """The query's stems that occur in the corpus."""
+        return [t for t in dict.fromkeys(self.analyzer(query)) if t in self._vocab]
+
+    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
+        """BM25 score of every verse for ``query`` (zeros where ``mask`` is False)."""
+        terms = self.query_terms(query)
+        if not terms:
+            return np.zeros(self.documents, dtype=np.float32)
+        ids = [self._vocab[t] for t in terms]
+        scores = self.bm25.get_scores_from_ids(ids)
+        if mask is not None:
+            scores = np.where(mask, scores, 0.0)
+        return scores

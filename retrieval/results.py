@@ -1,0 +1,43 @@
+"""Typed search results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from corpus.verse import Verse
+from retrieval.scope import Scope
+
+OK = "ok"
+REFERENCE = "reference"
+REFERENCE_MISSING = "reference_missing"
+NO_EVIDENCE = "no_evidence"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved verse."""
+
+    id: str  # "JHN.3.16"
+    reference: str  # "João 3:16"
+    text: str
+    score: float  # fused score (1.0 for verses named by an explicit reference)
+    ranks: dict[str, int] = field(default_factory=dict)  # per channel, from 1
+    verse: Verse | None = None
+    similarity: float | None = None  # dense cosine similarity, when the dense channel saw it
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "reference": self.reference, "text": self.text, "score": round(self.score, 6)}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    status: str
+    hits: list[Hit]
+    scope: Scope | None = None
+    missing: list[str] = field(default_factory=list)  # references that do not exist ("MAT.29.3")
+
+    def as_dict(self) -> dict:
+        return {"q": self.query, "status": self.status,
+                "scope": self.scope.as_dict() if self.scope else None,
+                "hits": [h.as_dict() for h in self.hits]}

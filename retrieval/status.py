@@ -1,0 +1,71 @@
+"""Index health for `/status` and `python -m retrieval status`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+from corpus.editions import edition_for
+from retrieval.config import IndexConfig
+from retrieval.manifest import IndexCorrupt, read_manifest
+
+
+@dataclass
+class IndexStatus:
+    ready: bool
+    translation: str = ""
+    attribution: str = ""
+    verses: int = 0
+    bm25_documents: int = 0
+    vectors: int = 0
+    embedder: dict = field(default_factory=dict)
+    store: str = ""
+    built_at: str = ""
+    build_seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """Human-readable lines in Portuguese."""
+        embedder = self.embedder
+        lines = [
+            f"índice: {'pronto' if self.ready else 'INDISPONÍVEL'}",
+            f"tradução: {self.translation or '?'}",
+            f"atribuição: {self.attribution or '?'}",
+            f"versículos indexados: {self.verses} · documentos BM25: {self.bm25_documents} · vetores: {self.vectors}",
+            f"embedder: {embedder.get('backend', '?')} ({embedder.get('model', '?')}, {embedder.get('dimension', '?')} dim.)",
+            f"repositório de vetores: Chroma em {self.store}",
+            f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
+        ]
+        lines += [f"erro: {e}" for e in self.errors]
+        return lines
+
+
+def index_status(config: IndexConfig, retriever=None, errors: list[str] | None = None) -> IndexStatus:
+    """What the index holds and what is wrong with it; never raises."""
+    status = IndexStatus(ready=retriever is not None, store=config.store_location, errors=list(errors or []))
+    try:
+        manifest = retriever.manifest if retriever else read_manifest(config.manifest_path)
+    except IndexCorrupt as error:
+        status.errors.append(str(error))
+        manifest = None
+    if manifest is not None:
+        edition = edition_for(manifest.corpus.get("path", config.corpus_path), manifest.corpus.get("name", ""))
+        status.translation, status.attribution = edition.name, edition.attribution
+        status.verses = manifest.corpus.get("verses", 0)
+        status.bm25_documents = manifest.lexical.get("documents", 0)
+        status.vectors = manifest.store.get("vectors", 0)
+        status.embedder = manifest.embedder
+        status.build_seconds = manifest.build_seconds
+        if manifest.built_at:
+            status.built_at = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(manifest.built_at))
+    if retriever is not None:
+        status.bm25_documents = retriever.lexical.documents
+        status.vectors = retriever.store.count()
+        status.embedder = retriever.embedder.identity.as_dict()
+        status.store = retriever.store.location
+    elif not status.errors:
+        status.errors.append("índice não carregado")
+    return status

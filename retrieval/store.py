@@ -1,0 +1,138 @@
+"""The vector store seam and its Chroma adapter (embedded or server)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlparse
+
+import numpy as np
+
+from retrieval.embedders import EmbedderIdentity
+
+
+class StoreError(RuntimeError):
+    """The configured vector store cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class DenseMatch:
+    id: str
+    similarity: float
+
+
+class VectorStore(Protocol):
+    """Stores one vector per verse id with metadata, and answers nearest-neighbour queries.
+
+    Vectors are always computed by our `Embedder` and passed in; a store never embeds.
+    ``where`` is a metadata filter in Chroma's syntax ({"book": {"$in": [...]}}).
+    """
+
+    location: str  # a path or a server URL, for /status
+
+    def count(self) -> int: ...
+
+    def identity(self) -> dict | None: ...
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def all_ids(self) -> set[str]: ...
+
+    def query(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[DenseMatch]: ...
+
+    def reset(self, identity: EmbedderIdentity) -> None: ...
+
+
+def _chroma_settings():
+    from chromadb.config import Settings as ChromaSettings
+
+    return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+
+
+def chroma_client(path: Path | None = None, url: str = ""):
+    """An embedded PersistentClient at ``path``, or an HttpClient for ``url``."""
+    import chromadb
+
+    try:
+        if url:
+            parsed = urlparse(url)
+            if not parsed.hostname:
+                raise StoreError(f"CHROMA_URL inválida: {url!r}")
+            port = parsed.port or (443 if parsed.scheme == "https" else 8000)
+            client = chromadb.HttpClient(host=parsed.hostname, port=port, ssl=parsed.scheme == "https",
+                                         settings=_chroma_settings())
+            client.heartbeat()
+            return client
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=_chroma_settings())
+    except StoreError:
+        raise
+    except Exception as error:
+        where = url or str(path)
+        raise StoreError(f"não foi possível abrir o Chroma em {where}: {type(error).__name__}: {error}") from error
+
+
+class ChromaStore:
+    """One Chroma collection of verse vectors (cosine space, no embedding function)."""
+
+    BATCH = 2000
+
+    def __init__(self, client, name: str, location: str):
+        self._client = client
+        self.name = name
+        self.location = location
+        self._collection = self._open()
+
+    def _open(self, identity: EmbedderIdentity | None = None):
+        metadata = {"hnsw:space": "cosine"}
+        if identity is not None:
+            metadata.update({f"embedder_{k}": str(v) for k, v in identity.as_dict().items()})
+        # embedding_function=None: Chroma must never run its own (downloading) default model.
+        return self._client.get_or_create_collection(self.name, embedding_function=None, metadata=metadata)
+
+    def identity(self) -> dict | None:
+        meta = self._collection.metadata or {}
+        if "embedder_backend" not in meta:
+            return None
+        return {"backend": meta["embedder_backend"], "model": meta["embedder_model"],
+                "dimension": int(meta["embedder_dimension"])}
+
+    def reset(self, identity: EmbedderIdentity) -> None:
+        """Drop every vector and label the collection with the embedder that will fill it."""
+        try:
+            self._client.delete_collection(self.name)
+        except Exception:  # absent already
+            pass
+        self._collection = self._open(identity)
+
+    def count(self) -> int:
+        return self._collection.count()
+
+    def all_ids(self) -> set[str]:
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            page = self._collection.get(include=[], limit=10_000, offset=offset)["ids"]
+            ids.update(page)
+            if len(page) < 10_000:
+                return ids
+            offset += len(page)
+
+    def upsert(self, ids, vectors, metadatas) -> None:
+        for start in range(0, len(ids), self.BATCH):
+            end = start + self.BATCH
+            self._collection.upsert(ids=list(ids[start:end]), embeddings=np.asarray(vectors[start:end]),
+                                    metadatas=[dict(m) for m in metadatas[start:end]])
+
+    def delete(self, ids) -> None:
+        for start in range(0, len(ids), self.BATCH):
+            self._collection.delete(ids=list(ids[start:start + self.BATCH]))
+
+    def query(self, vector, k, where=None) -> list[DenseMatch]:
+        result = self._collection.query(query_embeddings=np.asarray(vector, dtype=np.float32)[None, :],
+                                        n_results=k, where=where or None, include=["distances"])
+        return [DenseMatch(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]

@@ -1,0 +1,172 @@
+"""Index lifecycle on a made-up corpus with the real embedder and a real embedded Chroma."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+
+from retrieval.builder import BuildInProgress, build_index, build_lock, open_store
+from retrieval.embedders import EmbedderError, create_embedder
+from retrieval.retriever import IndexNotReady, open_retriever
+from tests.conftest import MINI_VERSES, mini_usfx
+
+
+def test_first_build_then_restart_skips_all_work(mini_config, use_embedder):
+    first = build_index(mini_config, embedder=use_embedder)
+    assert not first.skipped and first.lexical_built
+    assert first.vectors_upserted == MINI_VERSES and first.texts_embedded == MINI_VERSES
+    manifest = json.loads(mini_config.manifest_path.read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["embedder"] == {"backend": "use-m3", "model": "universal-sentence-encoder-multilingual-3",
+                                    "dimension": 512}
+    assert manifest["chunking"] == {"window": mini_config.window, "neighbour_weight": mini_config.neighbour_weight}
+    assert len(manifest["corpus"]["sha256"]) == 64 and manifest["format_version"] == 1
+
+    second = build_index(mini_config, embedder=use_embedder)
+    assert second.skipped and not second.lexical_built and second.vectors_upserted == 0
+
+
+def test_changed_verse_rebuilds_only_what_it_affects(mini_config, use_embedder):
+    build_index(mini_config, embedder=use_embedder)
+    mini_config.corpus_path.write_text(mini_usfx({("PRO", 6, 2): "O preguiçoso dorme e a fome chega."}))
+    report = build_index(mini_config, embedder=use_embedder)
+    assert report.lexical_built
+    assert report.texts_embedded == 1
+    # the verse and its neighbour inside the window (PRO 6 has two verses)
+    assert report.vectors_upserted == (2 if mini_config.window else 1)
+    retriever = open_retriever(mini_config, embedder=use_embedder)
+    assert retriever.search("fome do preguiçoso", k=1).hits[0].id == "PRO.6.2"
+
+
+def test_changed_window_rebuilds_vectors_from_the_cache(mini_config, use_embedder):
+    build_index(mini_config, embedder=use_embedder)
+    wider = type(mini_config)(**{**mini_config.__dict__, "window": 2})
+    report = build_index(wider, embedder=use_embedder)
+    assert report.vectors_upserted == MINI_VERSES and report.texts_embedded == 0 and not report.lexical_built
+
+
+def test_different_embedder_replaces_the_vector_space(mini_config, use_embedder, minilm_path):
+    build_index(mini_config, embedder=use_embedder)
+    other = type(mini_config)(**{**mini_config.__dict__, "embedding_backend": "sentence-transformers",
+                                 "embedding_model": minilm_path})
+    with pytest.raises(IndexNotReady, match="outro embedder"):
+        open_retriever(other)
+    report = build_index(other)
+    assert report.vectors_upserted == MINI_VERSES and not report.lexical_built
+    store = open_store(other)
+    assert store.identity()["backend"] == "sentence-transformers" and store.identity()["dimension"] == 384
+    assert store.count() == MINI_VERSES
+    retriever = open_retriever(other)
+    assert retriever.search("love your enemies inimigos", k=3).status == "ok"
+    with pytest.raises(IndexNotReady, match="outro embedder"):
+        open_retriever(mini_config, embedder=use_embedder)
+
+
+class FailingEmbedder:
+    """Our own Embedder seam, failing after the first call (a build killed midway)."""
+
+    def __init__(self, real):
+        self.identity = real.identity
+        self.real = real
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        if self.calls > 1:
+            raise KeyboardInterrupt("interrompido")
+        return self.real.embed(texts)
+
+
+def test_interrupted_build_is_never_served_and_the_next_build_finishes(mini_config, use_embedder, monkeypatch):
+    build_index(mini_config, embedder=use_embedder)
+    mini_config.corpus_path.write_text(mini_usfx({("ROM", 8, 1): "um texto novo", ("MAT", 5, 1): "outro novo"}))
+    monkeypatch.setattr("retrieval.documents.EmbeddingCache.ensure",
+                        lambda self, texts, embedder, batch=1, log=None: _ensure_one_by_one(self, texts, embedder))
+    with pytest.raises(KeyboardInterrupt):
+        build_index(mini_config, embedder=FailingEmbedder(use_embedder))
+    with pytest.raises(IndexNotReady, match="não terminou"):
+        open_retriever(mini_config, embedder=use_embedder)
+    monkeypatch.undo()
+    report = build_index(mini_config, embedder=use_embedder)
+    assert not report.skipped and "a última construção não terminou" in report.reasons
+    assert open_retriever(mini_config, embedder=use_embedder).search("texto novo", k=1).hits[0].id == "ROM.8.1"
+
+
+def _ensure_one_by_one(cache, texts, embedder):
+    from retrieval.documents import text_key
+
+    missing = [t for t in dict.fromkeys(texts) if text_key(t) not in cache.vectors]
+    for text in missing:
+        cache.vectors[text_key(text)] = embedder.embed([text])[0]
+    return len(missing)
+
+
+def test_second_concurrent_build_is_refused(mini_config, use_embedder):
+    with build_lock(mini_config.index_dir):
+        result = {}
+
+        def other():
+            try:
+                build_index(mini_config, embedder=use_embedder)
+            except BuildInProgress as error:
+                result["error"] = str(error)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+    assert "já está em andamento" in result["error"]
+
+
+def test_missing_and_corrupt_index_are_reported(mini_config, use_embedder):
+    with pytest.raises(IndexNotReady, match="inexistente"):
+        open_retriever(mini_config, embedder=use_embedder)
+    build_index(mini_config, embedder=use_embedder)
+    mini_config.manifest_path.write_text("{ não é json")
+    with pytest.raises(IndexNotReady, match="manifesto ilegível"):
+        open_retriever(mini_config, embedder=use_embedder)
+    report = build_index(mini_config, embedder=use_embedder)
+    assert not report.skipped
+    (mini_config.lexical_dir / "params.index.json").unlink()
+    with pytest.raises(IndexNotReady, match="BM25"):
+        open_retriever(mini_config, embedder=use_embedder)
+    assert build_index(mini_config, embedder=use_embedder).lexical_built
+    open_store(mini_config).delete([open_store(mini_config).all_ids().pop()])
+    with pytest.raises(IndexNotReady, match="vetores"):
+        open_retriever(mini_config, embedder=use_embedder)
+    report = build_index(mini_config, embedder=use_embedder)
+    assert report.vectors_upserted == MINI_VERSES
+
+
+def test_corpus_changed_since_build_is_reported(mini_config, use_embedder):
+    build_index(mini_config, embedder=use_embedder)
+    mini_config.corpus_path.write_text(mini_usfx({("PSA", 23, 1): "mudou"}))
+    with pytest.raises(IndexNotReady, match="mudou"):
+        open_retriever(mini_config, embedder=use_embedder)
+
+
+def test_chroma_never_runs_its_own_embedding_function(mini_config, use_embedder):
+    build_index(mini_config, embedder=use_embedder)
+    store = open_store(mini_config)
+    assert store._collection._embedding_function is None
+    with pytest.raises(Exception):
+        store._collection.add(ids=["x"], documents=["texto sem vetor"])  # would need an embedding function
+
+
+def test_embedder_that_cannot_load_is_an_error_not_a_fallback(tmp_path):
+    with pytest.raises(EmbedderError, match="não foi possível carregar"):
+        create_embedder("sentence-transformers", str(tmp_path / "modelo-inexistente"))
+    with pytest.raises(EmbedderError, match="EMBEDDING_MODEL"):
+        create_embedder("sentence-transformers", "")
+    with pytest.raises(EmbedderError, match="desconhecido"):
+        create_embedder("hash", "")
+
+
+def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedder):
+    from retrieval.embedders import available_cores
+
+    vectors = use_embedder.embed(["não temas", "amai os inimigos"])
+    assert vectors.shape == (2, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert use_embedder._model.threads == available_cores()

@@ -1,0 +1,137 @@
+"""Search over the made-up corpus, on embedded Chroma and on a real `chroma run` server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from retrieval.builder import build_index
+from retrieval.retriever import open_retriever
+from retrieval.scope import named
+from tests.conftest import MINI_VERSES, ROOT
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    """A real Chroma server on loopback, started with the `chroma` CLI that chromadb installs."""
+    exe = shutil.which("chroma") or os.path.join(os.path.dirname(sys.executable), "chroma")
+    port = _free_port()
+    path = tmp_path_factory.mktemp("chroma-server")
+    process = subprocess.Popen([exe, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    import httpx
+
+    while True:
+        try:
+            if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        assert process.poll() is None, "chroma run exited"
+        assert time.time() < deadline, "chroma server did not start"
+        time.sleep(0.3)
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture(params=["embedded", "server"])
+def retriever(request, mini_config, use_embedder):
+    config = mini_config
+    if request.param == "server":
+        url = request.getfixturevalue("chroma_server")
+        config = type(mini_config)(**{**mini_config.__dict__, "chroma_url": url})
+    build_index(config, embedder=use_embedder)
+    retriever = open_retriever(config, embedder=use_embedder)
+    assert retriever.store.location == (config.chroma_url or str(config.chroma_dir))
+    yield retriever
+    if request.param == "server":  # leave the shared server empty for the next test
+        retriever.store._client.delete_collection("verses")
+
+
+def test_hybrid_search_finds_by_words_and_by_meaning(retriever):
+    result = retriever.search("o que Jesus disse sobre amar os inimigos?", k=3)
+    assert result.status == "ok"
+    assert result.hits[0].id == "MAT.5.2"
+    hit = result.hits[0]
+    assert hit.reference == "Mateus 5:2" and hit.text.startswith("Amai os vossos inimigos")
+    assert set(hit.ranks) <= {"lexical", "dense"} and hit.ranks
+    assert hit.score > result.hits[1].score
+    lazy = retriever.search("a formiga e o preguiçoso", k=2)
+    assert {h.id for h in lazy.hits} == {"PRO.6.1", "PRO.6.2"}
+
+
+def test_scope_filters_both_channels(retriever):
+    result = retriever.search("paz", k=10, scope=named("NT"))
+    assert result.hits and all(h.id.split(".")[0] in named("NT").books for h in result.hits)
+    psalms = retriever.search("não terei medo", k=10, scope=named("PSA"))
+    assert psalms.hits and all(h.id.startswith("PSA.") for h in psalms.hits)
+    assert result.scope.name == "NT"
+
+
+def test_explicit_references_are_deterministic(retriever):
+    result = retriever.search("o que diz Salmo 23:2-3?", k=10)
+    assert result.status == "reference"
+    assert [h.id for h in result.hits] == ["PSA.23.2", "PSA.23.3"]
+    both = retriever.search("Rm 8:2 e Sl 56:1")
+    assert [h.id for h in both.hits] == ["PSA.56.1", "ROM.8.2"]  # canonical order
+    missing = retriever.search("Romanos 17:1")
+    assert missing.status == "reference_missing" and missing.hits == [] and missing.missing == ["ROM.17.1"]
+
+
+def run_cli(args, env, stdin=""):
+    return subprocess.run([sys.executable, "-m", "retrieval", *args], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, **env}, timeout=300)
+
+
+def test_cli_build_search_jsonl_and_status(mini_config):
+    env = {"CORPUS_PATH": str(mini_config.corpus_path), "DATA_DIR": str(mini_config.data_dir),
+           "EMBEDDING_BACKEND": "use-m3", "CHROMA_URL": ""}
+    built = run_cli(["build"], env)
+    assert built.returncode == 0, built.stderr
+    assert "índice construído" in built.stdout
+    again = run_cli(["build"], env)
+    assert "nada mudou" in again.stdout
+
+    lines = "\n".join(json.dumps({"q": q}, ensure_ascii=False)
+                      for q in ["amai os inimigos", "Jo 14:2", "Mateus 29:3", "paz"]) + "\nnão é json\n"
+    batch = run_cli(["search", "--jsonl", "--k", "2"], env, stdin=lines)
+    assert batch.returncode == 0, batch.stderr
+    rows = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert [r.get("status") for r in rows] == ["ok", "reference", "reference_missing", "ok", None]
+    assert rows[0]["q"] == "amai os inimigos" and rows[0]["scope"] is None
+    assert rows[0]["hits"][0] == {"id": "MAT.5.2", "reference": "Mateus 5:2",
+                                  "text": rows[0]["hits"][0]["text"], "score": rows[0]["hits"][0]["score"]}
+    assert len(rows[3]["hits"]) == 2 and rows[1]["hits"][0]["id"] == "JHN.14.2"
+    assert "error" in rows[4]
+
+    single = run_cli(["search", "--json", "amai os inimigos"], env)
+    assert json.loads(single.stdout)["hits"][0]["id"] == "MAT.5.2"
+
+    status = run_cli(["status"], env)
+    assert status.returncode == 0
+    assert f"versículos indexados: {MINI_VERSES}" in status.stdout
+    assert "use-m3" in status.stdout and str(mini_config.data_dir) in status.stdout
+
+
+def test_cli_reports_missing_index_without_building_when_asked(mini_config):
+    env = {"CORPUS_PATH": str(mini_config.corpus_path), "DATA_DIR": str(mini_config.data_dir)}
+    result = run_cli(["search", "--no-build", "paz"], env)
+    assert result.returncode == 2 and "índice inexistente" in result.stderr
+    status = run_cli(["status"], env)
+    assert status.returncode == 1 and "INDISPONÍVEL" in status.stdout
