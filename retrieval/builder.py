@@ -18,7 +18,7 @@ from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.lexical import LexicalIndex, analyzer
 from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
-from retrieval.store import ChromaStore, VectorStore, chroma_client
+from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client
 
 COLLECTION = "verses"
 Log = Callable[[str], None]
@@ -117,7 +117,7 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
             chunking={"window": config.window, "neighbour_weight": config.neighbour_weight},
             lexical={"stemmer": config.stemmer, "documents": len(bible)},
             store={"kind": "chroma", "location": config.store_location, "collection": COLLECTION,
-                   "vectors": store.count()},
+                   "vectors": store.count(), "hnsw": HNSW},
             built_at=time.time(),
             build_seconds=round(time.perf_counter() - started, 2),
         )
@@ -160,6 +160,8 @@ def _vector_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str) 
         reasons.append("os parâmetros de janela mudaram")
     if old.store.get("location") != config.store_location:
         reasons.append("o repositório de vetores mudou")
+    if old.store.get("hnsw") != HNSW:
+        reasons.append("os parâmetros HNSW mudaram")
     return reasons
 
 

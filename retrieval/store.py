@@ -76,6 +76,12 @@ def chroma_client(path: Path | None = None, url: str = ""):
         raise StoreError(f"não foi possível abrir o Chroma em {where}: {type(error).__name__}: {error}") from error
 
 
+# Chroma's default HNSW search (ef 100, M 16) missed up to a fifth of the exact
+# top 100 on dev queries over 31k verses; these settings measured 0.95-1.0 recall
+# at about 4 ms a query.
+HNSW = {"hnsw:space": "cosine", "hnsw:search_ef": 200, "hnsw:construction_ef": 200, "hnsw:M": 32}
+
+
 class ChromaStore:
     """One Chroma collection of verse vectors (cosine space, no embedding function)."""
 
@@ -88,7 +94,7 @@ class ChromaStore:
         self._collection = self._open()
 
     def _open(self, identity: EmbedderIdentity | None = None):
-        metadata = {"hnsw:space": "cosine"}
+        metadata = dict(HNSW)
         if identity is not None:
             metadata.update({f"embedder_{k}": str(v) for k, v in identity.as_dict().items()})
         # embedding_function=None: Chroma must never run its own (downloading) default model.
@@ -96,8 +102,8 @@ class ChromaStore:
 
     def identity(self) -> dict | None:
         meta = self._collection.metadata or {}
-        if "embedder_backend" not in meta:
-            return None
+        if "embedder_backend" not in meta or any(meta.get(k) != v for k, v in HNSW.items()):
+            return None  # unlabelled, or built with other HNSW settings: to be rebuilt
         return {"backend": meta["embedder_backend"], "model": meta["embedder_model"],
                 "dimension": int(meta["embedder_dimension"])}
 

@@ -1,0 +1,94 @@
+"""Benchmark: full index build (time, peak RSS), restart-to-ready, warm search latency.
+
+Run: .venv/bin/python bench/retrieval_bench.py [--data-dir /tmp/bench-index] [--runs 3]
+Each measurement runs in a fresh child process so peak RSS belongs to it alone.
+Prints medians; the README table records them with the machine named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+from retrieval.config import IndexConfig
+mode, corpus, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+config = IndexConfig(corpus_path=corpus, data_dir=data)
+out = {}
+if mode == "build":
+    from retrieval.builder import build_index
+    start = time.perf_counter()
+    report = build_index(config)
+    out["seconds"] = time.perf_counter() - start
+    out["skipped"] = report.skipped
+else:
+    from retrieval.builder import build_index
+    from retrieval.retriever import open_retriever
+    start = time.perf_counter()
+    report = build_index(config)  # what the bot does at startup: skips when nothing changed
+    retriever = open_retriever(config)
+    out["seconds"] = time.perf_counter() - start
+    out["skipped"] = report.skipped
+    queries = [json.loads(l) for l in Path(sys.argv[4]).read_text().splitlines() if l.strip()]
+    queries = [" ".join(q["turns"]) if "turns" in q else q["q"] for q in queries]
+    for q in queries:  # warm-up
+        retriever.search(q, k=10)
+    latencies = []
+    for _ in range(5):
+        for q in queries:
+            t = time.perf_counter()
+            retriever.search(q, k=10)
+            latencies.append((time.perf_counter() - t) * 1000)
+    latencies.sort()
+    out["p50_ms"] = latencies[len(latencies) // 2]
+    out["p95_ms"] = latencies[int(len(latencies) * 0.95)]
+out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def child(mode: str, corpus: Path, data: Path, dev: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", CHILD, mode, str(corpus), str(data), str(dev)],
+                            capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "por-blivre.usfx.xml")
+    parser.add_argument("--dev", type=Path, default=ROOT.parent / "shared" / "eval" / "dev.jsonl")
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/pastor-bench"))
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    builds, restarts = [], []
+    for _ in range(args.runs):
+        shutil.rmtree(args.data_dir, ignore_errors=True)
+        builds.append(child("build", args.corpus, args.data_dir, args.dev))
+    for _ in range(args.runs):
+        restarts.append(child("serve", args.corpus, args.data_dir, args.dev))
+    assert all(r["skipped"] for r in restarts), "a restart with nothing changed must skip the build"
+
+    def med(rows, key):
+        return statistics.median(r[key] for r in rows)
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"full build: {med(builds, 'seconds'):.1f} s median, peak RSS {med(builds, 'peak_rss_mb'):.0f} MB")
+    print(f"restart to ready: {med(restarts, 'seconds'):.2f} s median")
+    print(f"warm search: p50 {med(restarts, 'p50_ms'):.1f} ms, p95 {med(restarts, 'p95_ms'):.1f} ms "
+          f"(serving process peak RSS {med(restarts, 'peak_rss_mb'):.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
