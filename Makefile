@@ -21,6 +21,7 @@ run:
 
 bench:
 	$(BIN)/python bench/corpus_bench.py
+	$(BIN)/python bench/retrieval_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
