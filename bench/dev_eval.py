@@ -22,7 +22,7 @@ from retrieval import documents
 from retrieval.config import IndexConfig
 from retrieval.fusion import rrf
 from retrieval.lexical import LexicalIndex, analyzer
-from retrieval.retriever import open_retriever
+from retrieval.startup import open_retriever
 
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
 RETRIEVAL_KINDS = ("topic", "quote", "scope", "followup")
@@ -60,7 +60,7 @@ def evaluate_system(config: IndexConfig) -> None:
     for item in load_items():
         kind = item["kind"]
         result = retriever.search(query_of(item), k=10)
-        ranked = [h.id for h in result.hits]
+        ranked = result.ranked_ids()
         if kind in RETRIEVAL_KINDS:
             per_kind[kind].append(rank_metrics(ranked, set(item["relevant"])))
             if kind == "scope":

@@ -34,7 +34,7 @@ if mode == "build":
     out["skipped"] = report.skipped
 else:
     from retrieval.builder import build_index
-    from retrieval.retriever import open_retriever
+    from retrieval.startup import open_retriever
     start = time.perf_counter()
     report = build_index(config)  # what the bot does at startup: skips when nothing changed
     retriever = open_retriever(config)

@@ -19,6 +19,8 @@ class Settings(BaseSettings):
     corpus_path: Path = DEFAULT_CORPUS
     corpus_url: str = "https://ebible.org/Scriptures/porbr2018_usfx.zip"
     data_dir: Path = Path("data")
+    topics_path: str = "../shared/data/openbible-topic-votes.tsv"
+    topics_url: str = "https://a.openbible.info/data/topic-votes.zip"
 
     embedding_backend: Literal["use-m3", "sentence-transformers"] = "use-m3"
     embedding_model: str = ""

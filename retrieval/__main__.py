@@ -6,12 +6,14 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 
 from corpus.loaders.errors import CorpusError
 from retrieval.builder import BuildInProgress, build_index
 from retrieval.config import IndexConfig
 from retrieval.embedders import EmbedderError
-from retrieval.retriever import IndexNotReady, Retriever, open_retriever
+from retrieval.retriever import Retriever
+from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.scope import named
 from retrieval.status import index_status
 from retrieval.store import StoreError
@@ -100,6 +102,15 @@ def cmd_status(args) -> int:
     return 0 if status.ready else 1
 
 
+def cmd_eval(args) -> int:
+    from retrieval.evaluation import run
+
+    retriever = ready_retriever(_config(args), build=not args.no_build)
+    for path in args.paths:
+        print("\n".join(run(retriever, path, baselines=not args.no_baselines)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     parser = argparse.ArgumentParser(prog="python -m retrieval", description="Índice e busca de versículos.")
@@ -113,11 +124,16 @@ def main(argv: list[str] | None = None) -> int:
     search.add_argument("--jsonl", action="store_true", help='lê {"q": "..."} por linha da entrada padrão')
     search.add_argument("--scope", help="OT, NT, GOSPELS, PAUL ou um código de livro (ex.: PSA)")
     search.add_argument("--no-build", action="store_true", help="falha em vez de construir um índice ausente")
+    evaluation = sub.add_parser("eval", help="métricas num arquivo no formato de dev.jsonl")
+    evaluation.add_argument("paths", nargs="+", type=Path)
+    evaluation.add_argument("--no-baselines", action="store_true")
+    evaluation.add_argument("--no-build", action="store_true")
     status = sub.add_parser("status", help="saúde do índice")
     status.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
-        return {"build": cmd_build, "search": cmd_search, "status": cmd_status}[args.command](args)
+        commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval}
+        return commands[args.command](args)
     except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError) as error:
         _log(f"erro: {error}")
         return 2

@@ -22,12 +22,14 @@ class IndexConfig:
     window: int = DEFAULT_WINDOW
     neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
     stemmer: str = DEFAULT_STEMMER
+    topics_path: Path | None = None  # OpenBible topical data; None disables the topical channel
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> IndexConfig:
         values = dict(corpus_path=Path(settings.corpus_path), data_dir=Path(settings.data_dir),
                       embedding_backend=settings.embedding_backend, embedding_model=settings.embedding_model,
-                      chroma_url=settings.chroma_url)
+                      chroma_url=settings.chroma_url,
+                      topics_path=Path(settings.topics_path) if settings.topics_path else None)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

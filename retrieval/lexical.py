@@ -76,6 +76,40 @@ class LexicalIndex:
         """The query's stems that occur in the corpus."""
         return [t for t in dict.fromkeys(self.analyzer(query)) if t in self._vocab]
 
+    def grouped_scores(self, groups, alternative_weight: float, mask: np.ndarray | None = None) -> np.ndarray:
+        """Sum over word groups of the best score among the word and its alternatives.
+
+        ``groups`` holds, per question word, the word first and then its equivalents;
+        an equivalent counts ``alternative_weight`` of the word itself.
+        """
+        total = np.zeros(self.documents, dtype=np.float32)
+        seen: set[str] = set()
+        for word, *alternatives in groups:
+            if word in STOPWORDS or len(word) < 2:
+                continue
+            own = self.analyzer.stemmer(word)
+            if own in seen:
+                continue
+            seen.add(own)
+            best = self._term_scores(own)
+            for stem in dict.fromkeys(self.analyzer.stemmer(a) for a in alternatives):
+                if stem != own and stem in self._vocab:
+                    best = np.maximum(best, alternative_weight * self._term_scores(stem))
+            total += best
+        if mask is not None:
+            total = np.where(mask, total, 0.0)
+        return total
+
+    def _term_scores(self, stem: str) -> np.ndarray:
+        if stem not in self._vocab:
+            return np.zeros(self.documents, dtype=np.float32)
+        return self.bm25.get_scores_from_ids([self._vocab[stem]])
+
+    def coordination(self, text: str, positions: list[int]) -> list[int]:
+        """How many distinct question stems each verse at ``positions`` contains."""
+        columns = [self._term_scores(t) for t in self.query_terms(text)]
+        return [sum(1 for column in columns if column[p] > 0) for p in positions]
+
     def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
         """BM25 score of every verse for ``query`` (zeros where ``mask`` is False)."""
         terms = self.query_terms(query)

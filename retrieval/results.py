@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from corpus.verse import Verse
+from retrieval.evidence import EvidenceSignals
 from retrieval.scope import Scope
 
 OK = "ok"
@@ -24,9 +25,17 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)  # per channel, from 1
     verse: Verse | None = None
     similarity: float | None = None  # dense cosine similarity, when the dense channel saw it
+    merged: tuple[Verse, ...] = ()  # adjacent verses that also matched, folded into this hit
+    context: tuple[Verse, ...] = ()  # neighbours shown for context, not sources of their own
+
+    @property
+    def ids(self) -> list[str]:
+        """This hit's verse and the adjacent matches merged into it."""
+        return [self.id, *(v.id for v in self.merged)]
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "reference": self.reference, "text": self.text, "score": round(self.score, 6)}
+        return {"id": self.id, "reference": self.reference, "text": self.text, "score": round(self.score, 6),
+                "merged": [v.id for v in self.merged], "context": [v.id for v in self.context]}
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,11 @@ class SearchResult:
     hits: list[Hit]
     scope: Scope | None = None
     missing: list[str] = field(default_factory=list)  # references that do not exist ("MAT.29.3")
+    signals: EvidenceSignals | None = None  # why the evidence floor decided as it did
+
+    def ranked_ids(self) -> list[str]:
+        """Verse ids in rank order, merged neighbours right after their hit."""
+        return [i for hit in self.hits for i in hit.ids]
 
     def as_dict(self) -> dict:
         return {"q": self.query, "status": self.status,

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: explicit references first, else bm25s + dense vectors fused by RRF."""
+"""Hybrid retrieval: explicit references first, else lexical, dense and topical channels fused by RRF."""
 
 from __future__ import annotations
 
@@ -7,32 +7,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corpus.bible import Bible, load, sha256_of
+from corpus.bible import Bible
 from corpus.canon import BY_CODE
 from corpus.references import exists, find_references, verses_of
 from corpus.verse import Verse
 from retrieval import documents
-from retrieval.config import IndexConfig
-from retrieval.embedders import Embedder, create_embedder
+from retrieval.cache import TTLCache
+from retrieval.embedders import Embedder
+from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
-from retrieval.lexical import LexicalIndex
-from retrieval.manifest import IndexCorrupt, Manifest, read_manifest
+from retrieval.lexical import STOPWORDS, LexicalIndex
+from retrieval.manifest import Manifest
+from retrieval.query import QueryPlan, plan_query
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
 from retrieval.scope import Scope
 from retrieval.store import VectorStore
+from retrieval.thesaurus import Thesaurus
+from retrieval.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 
 
-class IndexNotReady(RuntimeError):
-    """The index is missing, unfinished, stale or corrupt; the message says which."""
-
-
 @dataclass(frozen=True)
-class FusionParams:
+class RetrievalParams:
     candidates: int = 100  # per channel, before fusion
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
+    topical_weight: float = 2.0
+    expansion_weight: float = 0.6  # concepts' biblical vocabulary added to the lexical query
+    equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
+    context: int = 1  # neighbours each side carried as context
+    merge_adjacent: bool = True
 
 
 def label(verse: Verse) -> str:
@@ -43,96 +48,155 @@ class Retriever:
     """Searches one translation; built by `open_retriever` at the wiring point."""
 
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
-                 manifest: Manifest, params: FusionParams = FusionParams()):
+                 manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
+                 floor: EvidenceFloor = EvidenceFloor(), thesaurus: Thesaurus | None = None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
         self.store = store
         self.manifest = manifest
+        self.topics = topics
         self.params = params
+        self.floor = floor
+        self.thesaurus = thesaurus or Thesaurus()
+        self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
+        self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
         self._book_of = np.array([v.book for v in bible.verses])
         self.opened_at = time.time()
 
+    # -- public ------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, scope: Scope | None = None) -> SearchResult:
         """The best ``k`` verses for ``query``; explicit references are answered deterministically."""
+        key = (query, k, scope)
+        cached = self.result_cache.get(key)
+        if cached is not None:
+            return cached
         refs = find_references(query)
-        if refs:
-            return self._references(query, refs)
-        if not self.lexical.analyzer.words(query) and not query.strip():
-            return SearchResult(query, NO_EVIDENCE, [], scope)
-        return self._hybrid(query, k, scope)
+        result = self._references(query, refs) if refs else self._hybrid(plan_query(query, self.thesaurus, scope), k)
+        self.result_cache.put(key, result)
+        return result
 
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = self.embedding_cache.get(text)
+        if vector is None:
+            vector = self.embedder.embed([text])[0]
+            self.embedding_cache.put(text, vector)
+        return vector
+
+    # -- explicit references ---------------------------------------------------------------
     def _references(self, query: str, refs) -> SearchResult:
         found = [r for r in refs if exists(r, self.bible)]
         missing = [r.osis() for r in refs if not exists(r, self.bible)]
         if not found:
             return SearchResult(query, REFERENCE_MISSING, [], None, missing)
-        positions: list[int] = []
-        for ref in found:
-            for verse in verses_of(ref, self.bible):
-                positions.append(self.bible.position(*verse.key))
-        ordered = sorted(dict.fromkeys(positions))[:MAX_REFERENCE_VERSES]
-        hits = [self._hit(p, 1.0, {"reference": i + 1}) for i, p in enumerate(ordered)]
+        positions = sorted({self.bible.position(*v.key) for ref in found for v in verses_of(ref, self.bible)})
+        hits = [self._hit(p, 1.0, {"reference": i + 1}) for i, p in enumerate(positions[:MAX_REFERENCE_VERSES])]
         return SearchResult(query, REFERENCE, hits, None, missing)
 
-    def _hybrid(self, query: str, k: int, scope: Scope | None) -> SearchResult:
-        n = self.params.candidates
-        mask = None if scope is None else np.isin(self._book_of, list(scope.books))
-        scores = self.lexical.scores(query, mask)
-        top = np.argpartition(-scores, min(n, len(scores) - 1))[:n]
-        lexical = [int(p) for p in top[np.argsort(-scores[top])] if scores[p] > 0]
-        vector = self.embedder.embed([query])[0]
-        matches = self.store.query(vector, n, scope.where() if scope else None)
-        dense = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
+    # -- hybrid ------------------------------------------------------------------------------
+    def _hybrid(self, plan: QueryPlan, k: int) -> SearchResult:
+        if not plan.text.strip():
+            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope)
+        mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
+        lexical, lexical_best = self._lexical(plan, mask)
+        dense, similarity = self._dense(plan)
+        signals = self._signals(plan, lexical_best, similarity, dense)
+        if not self.floor.has_evidence(signals):
+            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
+        if plan.quoted or (signals.lexical_best >= 4 and signals.quote_like):  # looking for one verse
+            lexical = self._by_coordination(plan, self._lexical(plan, mask, expand_concepts=False)[0])
+            topical = []
+        else:
+            topical = self._topical(plan, mask)
+        p = self.params
+        fused = rrf({"lexical": lexical, "dense": dense, "topical": topical},
+                    {"lexical": p.lexical_weight, "dense": p.dense_weight, "topical": p.topical_weight})
+        ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)}
+                 for name, ranked in (("lexical", lexical), ("dense", dense), ("topical", topical))}
+        hits = self._select(fused, ranks, similarity, k)
+        return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals)
+
+    def _lexical(self, plan: QueryPlan, mask, expand_concepts: bool = True) -> tuple[list[int], int]:
+        scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
+        best_terms = self._best_overlap(plan, scores)
+        if expand_concepts and plan.concepts and self.params.expansion_weight:
+            scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
+        return _top(scores, self.params.candidates), best_terms
+
+    def _by_coordination(self, plan: QueryPlan, ranked: list[int]) -> list[int]:
+        """A quote: verses holding more of the question's words first, BM25 order within."""
+        counts = self.lexical.coordination(plan.search_text, ranked)
+        order = sorted(range(len(ranked)), key=lambda i: (-counts[i], i))
+        return [ranked[i] for i in order]
+
+    def _best_overlap(self, plan: QueryPlan, scores: np.ndarray) -> int:
+        """How many of the question's words (or an equivalent of each) the best lexical verse contains."""
+        if not scores.any():
+            return 0
+        stem = self.lexical.analyzer.stemmer
+        verse_terms = set(self.lexical.analyzer(self.bible.verses[int(np.argmax(scores))].text))
+        groups = {stem(word): {stem(w) for w in (word, *alts)} for word, *alts in plan.alternatives
+                  if word not in STOPWORDS and len(word) > 1}
+        return sum(1 for stems in groups.values() if stems & verse_terms)
+
+    def _dense(self, plan: QueryPlan) -> tuple[list[int], dict[int, float]]:
+        vector = self.embed_query(plan.text)
+        matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
+        ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
         similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
-        fused = rrf({"lexical": lexical, "dense": dense},
-                    {"lexical": self.params.lexical_weight, "dense": self.params.dense_weight})
-        lex_rank = {p: i + 1 for i, p in enumerate(lexical)}
-        dense_rank = {p: i + 1 for i, p in enumerate(dense)}
-        hits = []
-        for position, score in fused[:k]:
-            ranks = {name: r[position] for name, r in (("lexical", lex_rank), ("dense", dense_rank))
-                     if position in r}
-            hits.append(self._hit(position, score, ranks, similarity.get(position)))
-        return SearchResult(query, OK if hits else NO_EVIDENCE, hits, scope)
+        return ranked, similarity
 
-    def _hit(self, position: int, score: float, ranks: dict, similarity: float | None = None) -> Hit:
+    def _topical(self, plan: QueryPlan, mask) -> list[int]:
+        if self.topics is None or not plan.concepts:
+            return []
+        ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=self.params.candidates * 3)
+        return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
+
+    def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
+                 dense: list[int]) -> EvidenceSignals:
+        values = [similarity[p] for p in dense]
+        top = values[0] if values else 0.0
+        margin = top - values[min(49, len(values) - 1)] if values else 0.0
+        return EvidenceSignals(dense_top=round(top, 4), dense_margin=round(margin, 4),
+                               lexical_terms=len(self.lexical.query_terms(plan.search_text)),
+                               lexical_best=lexical_best, concepts=len(plan.concepts),
+                               faith_words=faith_word_count(plan.text))
+
+    def _select(self, fused, ranks, similarity, k: int) -> list[Hit]:
+        """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot."""
+        chosen: list[tuple[int, float, dict, list[int]]] = []
+        for position, score in fused:
+            if self.params.merge_adjacent:
+                host = next((c for c in chosen if self._adjacent(c[0], c[3], position)), None)
+                if host is not None:
+                    host[3].append(position)
+                    continue
+            if len(chosen) == k:
+                break
+            chosen.append((position, score, {n: r[position] for n, r in ranks.items() if position in r}, []))
+        return [self._hit(p, s, r, similarity.get(p), merged) for p, s, r, merged in chosen]
+
+    def _adjacent(self, position: int, merged: list[int], other: int) -> bool:
+        span = [position, *merged]
+        if not (min(span) - 1 <= other <= max(span) + 1):
+            return False
+        a, b = self.bible.verses[position], self.bible.verses[other]
+        return a.book == b.book and a.chapter == b.chapter
+
+    def _hit(self, position: int, score: float, ranks: dict, similarity: float | None = None,
+             merged: list[int] | None = None) -> Hit:
         verse = self.bible.verses[position]
-        return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity)
+        merged_verses = tuple(self.bible.verses[p] for p in sorted(merged or ()))
+        span = [position, *(merged or ())]
+        context = tuple(self.bible.verses[p] for p in range(min(span) - self.params.context,
+                                                             max(span) + self.params.context + 1)
+                        if 0 <= p < len(self.bible.verses) and p not in span
+                        and self.bible.verses[p].book == verse.book and self.bible.verses[p].chapter == verse.chapter)
+        return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity, merged_verses, context)
 
 
-def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
-                   store: VectorStore | None = None) -> Retriever:
-    """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
-    from retrieval.builder import open_store
-
-    try:
-        manifest = read_manifest(config.manifest_path)
-    except IndexCorrupt as error:
-        raise IndexNotReady(str(error)) from error
-    if manifest is None:
-        raise IndexNotReady(f"índice inexistente em {config.index_dir}: rode `python -m retrieval build`")
-    if not manifest.complete:
-        raise IndexNotReady("a última construção do índice não terminou: rode `python -m retrieval build`")
-    if manifest.corpus.get("sha256") != sha256_of(config.corpus_path):
-        raise IndexNotReady(f"o corpus {config.corpus_path} mudou desde a construção do índice")
-    key = config.embedder_key()
-    if {k: manifest.embedder.get(k) for k in key} != key:
-        raise IndexNotReady(f"o índice foi construído com outro embedder ({manifest.embedder})")
-    bible = load(config.corpus_path)
-    try:
-        lexical = LexicalIndex.load(config.lexical_dir)
-    except Exception as error:
-        raise IndexNotReady(f"índice BM25 corrompido em {config.lexical_dir}: {error}") from error
-    if lexical.documents != len(bible):
-        raise IndexNotReady(f"índice BM25 com {lexical.documents} documentos para {len(bible)} versículos")
-    embedder = embedder or create_embedder(config.embedding_backend, config.embedding_model)
-    if embedder.identity.as_dict() != manifest.embedder:
-        raise IndexNotReady(f"embedder {embedder.identity.as_dict()} difere do índice {manifest.embedder}")
-    store = store or open_store(config)
-    if store.identity() != manifest.embedder:
-        raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
-    if store.count() != len(bible):
-        raise IndexNotReady(f"{store.count()} vetores em {store.location} para {len(bible)} versículos")
-    return Retriever(bible, lexical, embedder, store, manifest)
+def _top(scores: np.ndarray, n: int) -> list[int]:
+    n = min(n, len(scores) - 1)
+    top = np.argpartition(-scores, n)[:n]
+    return [int(p) for p in top[np.argsort(-scores[top], kind="stable")] if scores[p] > 0]

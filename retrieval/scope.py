@@ -57,3 +57,67 @@ def named(name: str) -> Scope:
     if upper in BY_CODE:
         return book(upper)
     raise KeyError(f"escopo desconhecido: {name}")
+
+
+# ---- scope named in a question ---------------------------------------------------
+import re  # noqa: E402
+
+from corpus import booknames  # noqa: E402
+from corpus.text import fold, normalize  # noqa: E402
+
+_GROUP_PHRASES = [
+    (r"(?:antigo|velho) testamento", lambda: testament("AT")),
+    (r"novo testamento", lambda: testament("NT")),
+    (r"(?:cartas|epistolas|escritos) (?:de|do apostolo|do) paulo|cartas paulinas|epistolas paulinas"
+     r"|(?:o )?(?:apostolo )?paulo (?:escreveu|escreve|disse|diz|ensinou|ensina|fala|falou)",
+     lambda: group("Cartas Paulinas", "PAUL")),
+    (r"(?:cartas|epistolas) (?:gerais|catolicas|universais)", lambda: group("Cartas Gerais")),
+    (r"(?:nos|os|dos|pelos) evangelhos|palavras de jesus|jesus (?:disse|diz|ensinou|ensina|falou|fala)",
+     lambda: group("Evangelhos", "GOSPELS")),
+    (r"profetas maiores", lambda: group("Profetas Maiores")),
+    (r"profetas menores", lambda: group("Profetas Menores")),
+    (r"(?:nos |os |dos |pelos )?(?:livros )?(?:profetas|profeticos)",
+     lambda: Scope("PROPHETS", "Profetas", group("Profetas Maiores").books | group("Profetas Menores").books)),
+    (r"livros (?:poeticos|de sabedoria|sapienciais)|literatura sapiencial", lambda: group("Poéticos")),
+    (r"pentateuco|livros da lei|tora|livros de moises", lambda: group("Lei")),
+    (r"livros historicos", lambda: group("Históricos")),
+]
+_GROUPS = [(re.compile(rf"\b(?:{pattern})\b"), make) for pattern, make in _GROUP_PHRASES]
+_TESTAMENT_ABBREVIATION = re.compile(r"(?<!\w)(AT|NT|VT)(?!\w)")
+# A book named as a place to look: "nos Salmos", "em Provérbios", "no livro de Jó",
+# "o evangelho de João". Full names only (never abbreviations such as "Os" or "Am").
+_FULL_NAMES = {" ".join(form): code for form, code in booknames.PLAIN_FORMS.items() if len(" ".join(form)) >= 4}
+_FULL_NAMES["jo"] = "JOB"  # only after "livro de"/"em"...: "Jo" alone is an abbreviation of João
+_BOOK = re.compile(
+    r"\b(?:(?:no |do |pelo )?livro (?:de |do |dos |das |da )?|(?:no |do )?evangelho (?:de |segundo )(?:sao )?"
+    r"|(?:em|no|na|nos|nas|de|do|da|dos|das) )(?P<name>"
+    + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)) + r")\b"
+)
+_PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
+_BOOK_SPEAKS = re.compile(  # "o que Provérbios ensina", "o que Tiago diz"
+    r"\b(?P<name>" + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
+    + r") (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam)\b"
+)
+
+
+def detect_scope(text: str) -> tuple[Scope | None, str]:
+    """The scope a question names, and the question without those words."""
+    normal = normalize(text)
+    folded = fold(normal)
+    match = _TESTAMENT_ABBREVIATION.search(normal)
+    if match:
+        scope = testament("NT" if match.group(1) == "NT" else "AT")
+        return scope, _cut(normal, match.span())
+    for pattern, make in _GROUPS:
+        match = pattern.search(folded)
+        if match:
+            return make(), _cut(normal, match.span())
+    for pattern in (_BOOK, _PLURAL_BOOKS, _BOOK_SPEAKS):
+        match = pattern.search(folded)
+        if match:
+            return book(_FULL_NAMES[match.group("name")]), _cut(normal, match.span())
+    return None, normal
+
+
+def _cut(text: str, span: tuple[int, int]) -> str:
+    return " ".join((text[: span[0]] + " " + text[span[1]:]).split())

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
 from retrieval.manifest import IndexCorrupt, read_manifest
+from retrieval.topics import ATTRIBUTION
 
 
 @dataclass
@@ -22,6 +23,9 @@ class IndexStatus:
     store: str = ""
     built_at: str = ""
     build_seconds: float = 0.0
+    topics: str = ""  # the topical prior in use, or why there is none
+    evidence_floor: str = ""
+    caches: dict = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -38,7 +42,11 @@ class IndexStatus:
             f"embedder: {embedder.get('backend', '?')} ({embedder.get('model', '?')}, {embedder.get('dimension', '?')} dim.)",
             f"repositório de vetores: Chroma em {self.store}",
             f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
+            f"tópicos: {self.topics or '?'}",
+            f"piso de evidência: {self.evidence_floor or '?'}",
         ]
+        for name, stats in self.caches.items():
+            lines.append(f"cache {name}: {stats['hits']} acertos, {stats['misses']} faltas, {stats['size']} itens")
         lines += [f"erro: {e}" for e in self.errors]
         return lines
 
@@ -66,6 +74,14 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
         status.vectors = retriever.store.count()
         status.embedder = retriever.embedder.identity.as_dict()
         status.store = retriever.store.location
+        if retriever.topics is not None:
+            status.topics = f"{ATTRIBUTION} ({len(retriever.topics.topics)} tópicos de {retriever.topics.path})"
+        else:
+            status.topics = "desativado (TOPICS_PATH vazio)"
+        status.evidence_floor = ("calibrado para este embedder" if retriever.floor.calibrated else
+                                 "NÃO calibrado para este embedder: decide só pelas palavras da pergunta")
+        status.caches = {"resultados": retriever.result_cache.stats(),
+                         "embeddings de perguntas": retriever.embedding_cache.stats()}
     elif not status.errors:
         status.errors.append("índice não carregado")
     return status

@@ -10,7 +10,7 @@ import pytest
 
 from retrieval.builder import BuildInProgress, build_index, build_lock, open_store
 from retrieval.embedders import EmbedderError, create_embedder
-from retrieval.retriever import IndexNotReady, open_retriever
+from retrieval.startup import IndexNotReady, open_retriever
 from tests.conftest import MINI_VERSES, mini_usfx
 
 

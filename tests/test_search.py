@@ -13,7 +13,7 @@ import time
 import pytest
 
 from retrieval.builder import build_index
-from retrieval.retriever import open_retriever
+from retrieval.startup import open_retriever
 from retrieval.scope import named
 from tests.conftest import MINI_VERSES, ROOT
 
@@ -73,7 +73,10 @@ def test_hybrid_search_finds_by_words_and_by_meaning(retriever):
     assert set(hit.ranks) <= {"lexical", "dense"} and hit.ranks
     assert hit.score > result.hits[1].score
     lazy = retriever.search("a formiga e o preguiçoso", k=2)
-    assert {h.id for h in lazy.hits} == {"PRO.6.1", "PRO.6.2"}
+    assert lazy.hits[0].id == "PRO.6.1"
+    assert [v.id for v in lazy.hits[0].merged] == ["PRO.6.2"]  # adjacent matches merge, freeing a slot
+    assert lazy.ranked_ids()[:2] == ["PRO.6.1", "PRO.6.2"]
+    assert len(lazy.hits) == 2 and lazy.hits[1].id != "PRO.6.2"
 
 
 def test_scope_filters_both_channels(retriever):
@@ -101,7 +104,7 @@ def run_cli(args, env, stdin=""):
 
 def test_cli_build_search_jsonl_and_status(mini_config):
     env = {"CORPUS_PATH": str(mini_config.corpus_path), "DATA_DIR": str(mini_config.data_dir),
-           "EMBEDDING_BACKEND": "use-m3", "CHROMA_URL": ""}
+           "EMBEDDING_BACKEND": "use-m3", "CHROMA_URL": "", "TOPICS_PATH": ""}  # topics name real verses
     built = run_cli(["build"], env)
     assert built.returncode == 0, built.stderr
     assert "índice construído" in built.stdout
@@ -115,8 +118,9 @@ def test_cli_build_search_jsonl_and_status(mini_config):
     rows = [json.loads(line) for line in batch.stdout.splitlines()]
     assert [r.get("status") for r in rows] == ["ok", "reference", "reference_missing", "ok", None]
     assert rows[0]["q"] == "amai os inimigos" and rows[0]["scope"] is None
-    assert rows[0]["hits"][0] == {"id": "MAT.5.2", "reference": "Mateus 5:2",
-                                  "text": rows[0]["hits"][0]["text"], "score": rows[0]["hits"][0]["score"]}
+    first = rows[0]["hits"][0]
+    assert (first["id"], first["reference"]) == ("MAT.5.2", "Mateus 5:2")
+    assert first["text"].startswith("Amai os vossos inimigos") and isinstance(first["score"], float)
     assert len(rows[3]["hits"]) == 2 and rows[1]["hits"][0]["id"] == "JHN.14.2"
     assert "error" in rows[4]
 
@@ -135,3 +139,20 @@ def test_cli_reports_missing_index_without_building_when_asked(mini_config):
     assert result.returncode == 2 and "índice inexistente" in result.stderr
     status = run_cli(["status"], env)
     assert status.returncode == 1 and "INDISPONÍVEL" in status.stdout
+
+
+def test_hits_carry_neighbours_as_context_and_repeat_searches_hit_the_cache(retriever):
+    result = retriever.search("Deixo-vos a paz, não tenhais medo", k=3)
+    hit = next(h for h in result.hits if h.id == "JHN.14.2")
+    assert [v.id for v in hit.context] == ["JHN.14.1"]  # the neighbour, not a source of its own
+    assert "JHN.14.1" not in [h.id for h in result.hits]
+    before = retriever.result_cache.stats()
+    assert retriever.search("Deixo-vos a paz, não tenhais medo", k=3) is result
+    assert retriever.result_cache.stats()["hits"] == before["hits"] + 1
+    retriever.search("Deixo-vos a paz, não tenhais medo", k=2)  # another k: a new search, same query vector
+    assert retriever.embedding_cache.stats()["hits"] >= 1
+
+
+def test_a_named_scope_without_evidence_is_not_widened(retriever):
+    result = retriever.search("nos Salmos, como programar computadores em python?")
+    assert result.status == "no_evidence" and result.hits == [] and result.scope.name == "PSA"

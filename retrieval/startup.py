@@ -1,0 +1,63 @@
+"""Opening the index at startup: complete, current and consistent, or a clear reason why not."""
+
+from __future__ import annotations
+
+from corpus.bible import load, sha256_of
+from retrieval.config import IndexConfig
+from retrieval.evidence import EvidenceFloor
+from retrieval.embedders import Embedder, create_embedder
+from retrieval.lexical import LexicalIndex
+from retrieval.manifest import IndexCorrupt, read_manifest
+from retrieval.retriever import Retriever
+from retrieval.store import VectorStore
+from retrieval.thesaurus import Thesaurus
+from retrieval.topics import TopicIndex, TopicsError
+
+
+class IndexNotReady(RuntimeError):
+    """The index is missing, unfinished, stale or corrupt; the message says which."""
+
+
+def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
+                   store: VectorStore | None = None) -> Retriever:
+    """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
+    from retrieval.builder import open_store
+
+    try:
+        manifest = read_manifest(config.manifest_path)
+    except IndexCorrupt as error:
+        raise IndexNotReady(str(error)) from error
+    if manifest is None:
+        raise IndexNotReady(f"índice inexistente em {config.index_dir}: rode `python -m retrieval build`")
+    if not manifest.complete:
+        raise IndexNotReady("a última construção do índice não terminou: rode `python -m retrieval build`")
+    if manifest.corpus.get("sha256") != sha256_of(config.corpus_path):
+        raise IndexNotReady(f"o corpus {config.corpus_path} mudou desde a construção do índice")
+    key = config.embedder_key()
+    if {k: manifest.embedder.get(k) for k in key} != key:
+        raise IndexNotReady(f"o índice foi construído com outro embedder ({manifest.embedder})")
+    bible = load(config.corpus_path)
+    try:
+        lexical = LexicalIndex.load(config.lexical_dir)
+    except Exception as error:
+        raise IndexNotReady(f"índice BM25 corrompido em {config.lexical_dir}: {error}") from error
+    if lexical.documents != len(bible):
+        raise IndexNotReady(f"índice BM25 com {lexical.documents} documentos para {len(bible)} versículos")
+    embedder = embedder or create_embedder(config.embedding_backend, config.embedding_model)
+    if embedder.identity.as_dict() != manifest.embedder:
+        raise IndexNotReady(f"embedder {embedder.identity.as_dict()} difere do índice {manifest.embedder}")
+    store = store or open_store(config)
+    if store.identity() != manifest.embedder:
+        raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
+    if store.count() != len(bible):
+        raise IndexNotReady(f"{store.count()} vetores em {store.location} para {len(bible)} versículos")
+    thesaurus = Thesaurus()
+    topics = None
+    if config.topics_path is not None:
+        wanted = {t for c in thesaurus.concepts for t in c.topics}
+        try:
+            topics = TopicIndex.load(config.topics_path, bible, wanted)
+        except TopicsError as error:
+            raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
+    floor = EvidenceFloor.for_embedder(manifest.embedder)
+    return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor)

@@ -1,0 +1,63 @@
+"""The one full-corpus check: build the real index of the 31,102-verse Bible and measure it.
+
+Marked slow (about two minutes on 2 cores): it is the end-to-end proof that the
+engine meets the dev-set targets on the real corpus, and the issue's own examples.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.builder import build_index
+from retrieval.config import IndexConfig
+from retrieval.evaluation import evaluate, load_items
+from retrieval.startup import open_retriever
+from tests.conftest import BLIVRE, SHARED
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory, use_embedder):
+    config = IndexConfig(corpus_path=BLIVRE, data_dir=tmp_path_factory.mktemp("full"),
+                         topics_path=SHARED / "data" / "openbible-topic-votes.tsv")
+    report = build_index(config, embedder=use_embedder)
+    assert not report.skipped and report.vectors_upserted == 31102
+    assert build_index(config, embedder=use_embedder).skipped  # a restart does no work
+    return open_retriever(config, embedder=use_embedder)
+
+
+def test_dev_set_targets(full):
+    report = evaluate(full, load_items(SHARED / "eval" / "dev.jsonl"))
+    hit5, _, n = report.pooled()
+    topic = [v[0] for v in report.ranked["topic"]]
+    quote = [v[0] for v in report.ranked["quote"]]
+    checks = {name: sum(values) / len(values) for name, values in report.checks.items()}
+    assert n == 24 and hit5 >= 0.85
+    assert sum(topic) / len(topic) >= 0.80
+    assert sum(quote) / len(quote) >= 0.95
+    assert checks["referências exatas"] == 1.0 and checks["refs inexistentes"] == 1.0
+    assert checks["precisão de escopo"] == 1.0
+    assert checks["rejeição off-topic"] >= 0.9 and checks["falsa rejeição"] <= 0.05
+
+
+@pytest.mark.parametrize("question, verse", [
+    ("tudo posso naquele que me fortalece", "PHP.4.13"),
+    ("bem-aventurados os pacificadores", "MAT.5.9"),
+    ("o que Jesus disse sobre amar os inimigos?", "MAT.5.44"),
+    ("estou com medo do futuro", None),
+])
+def test_examples_from_the_brief(full, question, verse):
+    result = full.search(question, k=5)
+    assert result.status == "ok"
+    if verse:
+        assert verse in result.ranked_ids()[:6]
+
+
+def test_reference_first_and_off_topic(full):
+    result = full.search("explique Filipenses 4:6-7")
+    assert result.status == "reference" and [h.id for h in result.hits[:2]] == ["PHP.4.6", "PHP.4.7"]
+    for question in ("qual a capital da França?", "receita de bolo de chocolate", "código em python"):
+        assert full.search(question).status == "no_evidence", question
+    scoped = full.search("o que os Salmos dizem sobre computadores e programação?")
+    assert scoped.status == "no_evidence" and scoped.scope.name == "PSA"

@@ -1,0 +1,96 @@
+"""Chat language, scope from the question, pastoral concepts, translation equivalents."""
+
+import pytest
+
+from retrieval.chat import normalize_chat
+from retrieval.query import plan_query
+from retrieval.scope import detect_scope
+from retrieval.thesaurus import Equivalences, Thesaurus, parse_table
+
+
+@pytest.mark.parametrize("typed, plain", [
+    ("to mto ansioso c/ a prova amanha", "estou muito ansioso com a prova amanhã"),
+    ("n consigo dormir", "não consigo dormir"),
+    ("pq Deus deixa", "por que Deus deixa"),
+    ("vc acha q ele me ouve", "você acha que ele me ouve"),
+    ("oq a biblia fala sobre fofoca", "o que a Bíblia fala sobre fofoca"),
+    ("kkkk to muuuito feliz p/ vcs", "estou muito feliz para vocês"),
+    ("Jo 3:16", "Jo 3:16"),
+])
+def test_chat_shorthand(typed, plain):
+    assert normalize_chat(typed) == plain
+
+
+@pytest.mark.parametrize("question, scope, rest", [
+    ("o que os Provérbios dizem sobre a preguiça?", "PRO", "o que dizem sobre a preguiça?"),
+    ("no Antigo Testamento, o que se diz sobre a viúva?", "OT", "no , o que se diz sobre a viúva?"),
+    ("e no Velho Testamento?", "OT", None),
+    ("o que o NT diz sobre perdão", "NT", None),
+    ("nas cartas de Paulo, o que se fala sobre alegria?", "PAUL", None),
+    ("nas epístolas paulinas", "PAUL", None),
+    ("o que Jesus ensinou sobre o perdão?", "GOSPELS", None),
+    ("nos evangelhos", "GOSPELS", None),
+    ("o que os profetas dizem sobre justiça", "PROPHETS", None),
+    ("nos livros poéticos", "Poéticos", None),
+    ("nos Salmos, algo sobre medo", "PSA", None),
+    ("no livro de Jó", "JOB", None),
+    ("em Romanos", "ROM", None),
+    ("o evangelho de João fala de amor", "JHN", None),
+    ("o que Tiago diz sobre a fé", "JAS", None),
+    ("estou com medo do futuro", None, None),
+    ("os números da loteria", None, None),
+])
+def test_scope_from_the_question(question, scope, rest):
+    found, remainder = detect_scope(question)
+    assert (found.name if found else None) == scope
+    if rest is not None:
+        assert remainder == rest
+
+
+def test_concepts_by_word_prefix_and_phrase():
+    thesaurus = Thesaurus()
+    names = lambda text: [c.name for c in thesaurus.match(normalize_chat(text))]  # noqa: E731
+    assert "medo" in names("estou assustada com tudo")  # prefix assust*
+    assert "luto" in names("perdi minha mãe ontem")  # phrase
+    assert "luto" not in names("perdi meu emprego")
+    assert "provisao" in names("perdi meu emprego")
+    assert names("como configurar o roteador") == []  # "confi*" would have matched
+    assert "perdao de deus" in names("vc acha q Deus me perdoa?")
+    assert "ansiedade" in names("to mto preocupado")
+
+
+def test_thesaurus_table_is_well_formed():
+    concepts = parse_table()
+    assert len(concepts) >= 60
+    assert len({c.name for c in concepts}) == len(concepts)
+    for concept in concepts:
+        assert concept.topics and concept.vocabulary, concept.name
+        assert concept.words or concept.prefixes or concept.phrases, concept.name
+        assert all(len(p) >= 3 for p in concept.prefixes), concept.name
+
+
+def test_every_topic_named_exists_in_the_open_data(shared_dir):
+    import csv
+
+    with (shared_dir / "data" / "openbible-topic-votes.tsv").open(encoding="utf-8") as handle:
+        topics = {row[0].strip().lower() for row in csv.reader(handle, delimiter="\t")}
+    named = {t for c in parse_table() for t in c.topics}
+    assert not {t for t in named if t.lower() not in topics}
+
+
+def test_translation_equivalents_as_alternatives():
+    groups = Equivalences().alternatives("bem-aventurados os pacificadores")
+    alternatives = dict((group[0], group[1:]) for group in groups)
+    assert "pacificos" in alternatives["pacificadores"]
+    assert any("benditos" in group for group in groups)  # the phrase "bem-aventurados" brings its group
+    phrase = Equivalences().alternatives("os que promovem a paz")
+    assert any("pacificos" in group for group in phrase)
+
+
+def test_query_plan():
+    plan = plan_query("'nada poderá nos separar do amor de Deus'", Thesaurus())
+    assert plan.quoted and plan.scope is None
+    plan = plan_query("nos Salmos, to com mto medo", Thesaurus())
+    assert plan.scope.name == "PSA" and plan.text == "nos Salmos, estou com muito medo"
+    assert [c.name for c in plan.concepts] == ["medo"] and "temas" in plan.expansion.split()
+    assert "Salmos" not in plan.search_text

@@ -1,0 +1,77 @@
+"""Caches, the evidence floor and the topical prior, on inputs made up here."""
+
+import pytest
+
+from corpus import Bible, Verse
+from retrieval.cache import TTLCache
+from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
+from retrieval.topics import TopicIndex, TopicsError
+
+
+def test_ttl_cache_expiry_lru_and_counters():
+    now = [0.0]
+    cache = TTLCache(maxsize=2, ttl=10, clock=lambda: now[0])
+    assert cache.get("a") is None
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1
+    cache.put("c", 3)  # evicts "b", the least recently used
+    assert cache.get("b") is None and cache.get("c") == 3
+    now[0] = 10.5
+    assert cache.get("a") is None
+    assert cache.stats() == {"hits": 2, "misses": 3, "size": 1}
+
+
+def signals(**values):
+    base = dict(dense_top=0.0, dense_margin=0.0, lexical_terms=0, lexical_best=0, concepts=0, faith_words=0)
+    return EvidenceSignals(**{**base, **values})
+
+
+def test_floor_decisions():
+    floor = EvidenceFloor()
+    assert not floor.has_evidence(signals(dense_top=0.33, lexical_terms=2, lexical_best=1))  # off-topic
+    assert floor.has_evidence(signals(dense_top=0.36, concepts=1))  # a pastoral concept
+    assert floor.has_evidence(signals(dense_top=0.6))  # a very close verse
+    assert floor.has_evidence(signals(dense_top=0.40, lexical_terms=4, lexical_best=3))  # a quote
+    assert not floor.has_evidence(signals(dense_top=0.40, lexical_terms=2, lexical_best=2))
+    assert faith_word_count("o que a Bíblia diz? bem-aventurados") == 2
+
+
+def test_floor_is_not_trusted_for_other_embedders():
+    floor = EvidenceFloor.for_embedder({"backend": "sentence-transformers", "model": "x", "dimension": 384})
+    assert not floor.calibrated
+    assert not floor.has_evidence(signals(dense_top=0.99))  # a foreign similarity scale proves nothing
+    assert floor.has_evidence(signals(concepts=1))
+    assert EvidenceFloor.for_embedder({"backend": "use-m3"}).calibrated
+
+
+def tiny_bible():
+    verses = [Verse("PSA", 23, n, f"verso {n}") for n in range(1, 7)] + [Verse("JHN", 3, n, f"v {n}") for n in (16, 17)]
+    return Bible.from_verses(verses, name="teste")
+
+
+def test_topics_load_rank_and_interleave(tmp_path):
+    tsv = tmp_path / "topics.tsv"
+    tsv.write_text(
+        "Topic\tStart Verse ID\tEnd Verse ID\tVotes\n"
+        "fear\t19023004\t\t50\n"
+        "fear\t19023001\t19023003\t100\n"  # a range of three verses
+        "fear\t43003016\t\t-5\n"  # negative votes are ignored
+        "love\t43003016\t\t80\n"
+        "love\t43003017\t\t40\n"
+        "love\t01001001\t\t99\n"  # not in this Bible: dropped
+        "grief\t19023006\t\t10\n",
+        encoding="utf-8")
+    bible = tiny_bible()
+    index = TopicIndex.load(tsv, bible, {"fear", "love"})
+    ids = lambda positions: [bible.verses[p].id for p in positions]  # noqa: E731
+    assert ids(p for p, _ in index.ranking(["fear"])) == ["PSA.23.1", "PSA.23.2", "PSA.23.3", "PSA.23.4"]
+    assert index.ranking(["fear"])[3][1] == pytest.approx(0.5)
+    assert ids(index.interleaved([["fear"], ["love"]])) == [
+        "PSA.23.1", "JHN.3.16", "PSA.23.2", "JHN.3.17", "PSA.23.3", "PSA.23.4"]
+    assert "grief" not in index.topics and index.missing(["fear", "grief"]) == ["grief"]
+
+
+def test_topics_missing_file_is_an_error(tmp_path):
+    with pytest.raises(TopicsError, match="não foi possível ler"):
+        TopicIndex.load(tmp_path / "nada.tsv", tiny_bible())
