@@ -7,7 +7,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     HF_HUB_OFFLINE=1 \
     DATA_DIR=/data \
-    CORPUS_PATH=/data/corpus/porbr2018_usfx.xml
+    CORPUS_PATH=/data/corpus/porbr2018_usfx.xml \
+    TOPICS_PATH=/data/topics/openbible-topic-votes.tsv
 
 WORKDIR /app
 

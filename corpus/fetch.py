@@ -29,13 +29,13 @@ def fetch(url: str, data_dir: Path, sha256: str | None = None, min_verses: int =
     target_dir = Path(data_dir) / "corpus"
     target_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target_dir, prefix=".fetch-") as work:
-        download = Path(work) / "download"
+        download_path = Path(work) / "download"
         log(f"baixando {url}")
-        _download(url, download, client)
-        digest = sha256_of(download)
+        download(url, download_path, client)
+        digest = sha256_of(download_path)
         if sha256 and digest.lower() != sha256.lower():
             raise CorpusError(url, f"sha256 não confere: esperado {sha256}, recebido {digest}")
-        xml = _extract(download, Path(work)) if zipfile.is_zipfile(download) else download
+        xml = extract_largest(download_path, Path(work)) if zipfile.is_zipfile(download_path) else download_path
         bible = load(xml)
         if len(bible) < min_verses:
             raise CorpusError(url, f"só {len(bible)} versículos; o mínimo esperado é {min_verses}")
@@ -49,7 +49,8 @@ def fetch(url: str, data_dir: Path, sha256: str | None = None, min_verses: int =
     return target
 
 
-def _download(url: str, path: Path, client: httpx.Client | None) -> None:
+def download(url: str, path: Path, client: httpx.Client | None = None) -> None:
+    """Stream ``url`` into ``path``; CorpusError on any HTTP or network failure."""
     own = client is None
     client = client or httpx.Client(follow_redirects=True, timeout=httpx.Timeout(60.0, connect=15.0))
     try:
@@ -70,16 +71,16 @@ def _download(url: str, path: Path, client: httpx.Client | None) -> None:
             client.close()
 
 
-def _extract(archive: Path, work: Path) -> Path:
-    """The largest .xml member of a ZIP (eBible's USFX zips hold one Bible file plus metadata)."""
+def extract_largest(archive: Path, work: Path, suffixes: tuple[str, ...] = (".xml",)) -> Path:
+    """The largest member of a ZIP with one of ``suffixes`` (eBible's USFX zips hold one Bible plus metadata)."""
     with zipfile.ZipFile(archive) as zf:
-        members = [m for m in zf.infolist() if m.filename.lower().endswith(".xml") and not m.is_dir()]
+        members = [m for m in zf.infolist() if m.filename.lower().endswith(suffixes) and not m.is_dir()]
         if not members:
-            raise CorpusError(archive, "o ZIP não contém nenhum arquivo .xml")
+            raise CorpusError(archive, f"o ZIP não contém nenhum arquivo {'/'.join(suffixes)}")
         best = max(members, key=lambda m: m.file_size)
         if best.file_size > MAX_DOWNLOAD_BYTES:
-            raise CorpusError(archive, "arquivo XML dentro do ZIP maior que 200 MB")
-        out = work / "extracted.xml"
+            raise CorpusError(archive, "arquivo dentro do ZIP maior que 200 MB")
+        out = work / f"extracted{suffixes[0]}"
         with zf.open(best) as src, out.open("wb") as dst:
             shutil.copyfileobj(src, dst)
     return out

@@ -17,6 +17,7 @@ from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.scope import named
 from retrieval.status import index_status
 from retrieval.store import StoreError
+from retrieval.topics import TopicsError
 
 
 def _log(message: str) -> None:
@@ -111,8 +112,20 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_fetch_topics(args) -> int:
+    from bot.settings import Settings
+    from retrieval.topics import fetch_topics
+
+    settings = Settings()
+    target = fetch_topics(args.url or settings.topics_url, args.data_dir or settings.data_dir,
+                          min_rows=args.min_rows, log=_log)
+    print(target)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     parser = argparse.ArgumentParser(prog="python -m retrieval", description="Índice e busca de versículos.")
     parser.add_argument("--corpus", help="arquivo da Bíblia (padrão: CORPUS_PATH)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -128,13 +141,18 @@ def main(argv: list[str] | None = None) -> int:
     evaluation.add_argument("paths", nargs="+", type=Path)
     evaluation.add_argument("--no-baselines", action="store_true")
     evaluation.add_argument("--no-build", action="store_true")
+    topics = sub.add_parser("fetch-topics", help="baixa os dados de tópicos do OpenBible.info (CC BY)")
+    topics.add_argument("--url")
+    topics.add_argument("--data-dir", type=Path)
+    topics.add_argument("--min-rows", type=int, default=50_000)
     status = sub.add_parser("status", help="saúde do índice")
     status.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
-        commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval}
+        commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval,
+                    "fetch-topics": cmd_fetch_topics}
         return commands[args.command](args)
-    except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError) as error:
+    except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError) as error:
         _log(f"erro: {error}")
         return 2
 

@@ -104,3 +104,41 @@ def _positions(bible: Bible, start: str, end: str) -> list[int]:
     if last_position is None or last_position < position:
         return [position]
     return list(range(position, min(last_position, position + MAX_RANGE - 1) + 1))
+
+
+def fetch_topics(url: str, data_dir: Path, min_rows: int = 50_000, log=lambda _: None) -> Path:
+    """Download the OpenBible topical data (TSV or a ZIP holding it), check it, store it atomically."""
+    import os
+    import tempfile
+    import zipfile
+
+    from corpus.fetch import download, extract_largest
+    from corpus.loaders.errors import CorpusError
+
+    target_dir = Path(data_dir) / "topics"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target_dir, prefix=".fetch-") as work:
+        raw = Path(work) / "download"
+        log(f"baixando {url}")
+        download(url, raw)
+        text = extract_largest(raw, Path(work), (".txt", ".tsv", ".csv")) if zipfile.is_zipfile(raw) else raw
+        rows = _count_rows(text)
+        if rows < min_rows:
+            raise TopicsError(f"{url}: só {rows} linhas de tópicos válidas; o mínimo esperado é {min_rows}")
+        target = target_dir / "openbible-topic-votes.tsv"
+        os.replace(text, target)
+    log(f"{rows} linhas de tópicos salvas em {target} ({ATTRIBUTION})")
+    return target
+
+
+def _count_rows(path: Path) -> int:
+    rows = 0
+    with path.open(encoding="utf-8", errors="strict", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        header = next(reader, [])
+        if len(header) < 4 or "topic" not in header[0].lower():
+            raise TopicsError(f"{path.name}: cabeçalho inesperado {header[:4]}")
+        for row in reader:
+            if len(row) >= 4 and _verse(row[1].strip()) and row[3].strip().lstrip("-").isdigit():
+                rows += 1
+    return rows

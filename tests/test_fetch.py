@@ -114,3 +114,21 @@ def test_fetch_cli(server, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(tmp_path / "corpus" / "porbr_usfx.xml")
     assert "40 versículos" in result.stderr
+
+
+def test_fetch_topics_from_a_zip(server, tmp_path):
+    from retrieval.topics import TopicsError, fetch_topics
+
+    files, base = server
+    rows = "".join(f"tema {n}\t{40005000 + n % 40 + 1:08d}\t\t{n}\n" for n in range(300))
+    files["/topic-votes.zip"] = zipped("topic-votes.txt", ("Topic\tStart Verse ID\tEnd Verse ID\tVotes\n" + rows).encode())
+    target = fetch_topics(f"{base}/topic-votes.zip", tmp_path, min_rows=300)
+    assert target == tmp_path / "topics" / "openbible-topic-votes.tsv"
+    assert target.read_text().count("\n") == 301
+    files["/short.txt"] = b"Topic\tStart Verse ID\tEnd Verse ID\tVotes\nfear\t19023004\t\t5\n"
+    with pytest.raises(TopicsError, match="só 1 linhas"):
+        fetch_topics(f"{base}/short.txt", tmp_path, min_rows=300)
+    files["/page.txt"] = b"<html>not found</html>"
+    with pytest.raises(TopicsError, match="cabeçalho inesperado"):
+        fetch_topics(f"{base}/page.txt", tmp_path, min_rows=1)
+    assert target.read_text().count("\n") == 301  # the good copy survives failed downloads
