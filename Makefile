@@ -22,6 +22,7 @@ run:
 bench:
 	$(BIN)/python bench/corpus_bench.py
 	$(BIN)/python bench/retrieval_bench.py
+	$(BIN)/python bench/pipeline_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     anthropic_base_url: str = "https://api.anthropic.com"
     anthropic_api_key: SecretStr = SecretStr("")
     anthropic_model: str = "claude-3-5-haiku-latest"
+    llm_timeout: float = Field(default=60.0, gt=0)
 
     telegram_bot_token: SecretStr = SecretStr("")
     telegram_api_base_url: str = "https://api.telegram.org"

@@ -40,6 +40,17 @@ class Reference:
     def last_chapter(self) -> int:
         return self.end_chapter if self.end_chapter is not None else self.chapter
 
+    @classmethod
+    def from_osis(cls, osis: str) -> Reference:
+        """Inverse of `osis()`: "JHN.3.16", "1CO.13.4-1CO.13.7", "PSA.23", "GEN.1-GEN.2"."""
+        first, _, last = osis.partition("-")
+        book, chapter, *verse = first.split(".")
+        start = cls(book, int(chapter), int(verse[0]) if verse else None)
+        if not last:
+            return start
+        _, end_chapter, *end_verse = last.split(".")
+        return cls(book, start.chapter, start.verse, int(end_chapter), int(end_verse[0]) if end_verse else None)
+
     def osis(self) -> str:
         """OSIS-style id: "JHN.3.16", "1CO.13.4-1CO.13.7", "PSA.23", "GEN.1-GEN.2"."""
         first = f"{self.book}.{self.chapter}" + (f".{self.verse}" if self.verse else "")

@@ -26,7 +26,8 @@ SHORTHAND = {
     "qm": "quem", "aq": "aqui", "ai": "aí", "entao": "então", "ent": "então",
     "tlg": "tá ligado", "mlk": "moleque", "fzr": "fazer", "fazê": "fazer", "perdao": "perdão",
     "bíblia": "Bíblia", "biblia": "Bíblia", "d": "de", "dms": "demais", "demaaais": "demais",
-    "msg": "mensagem", "nmrd": "namorado", "namo": "namorado",
+    "msg": "mensagem", "nmrd": "namorado", "namo": "namorado", "qro": "quero", "qr": "quero", "kero": "quero",
+    "qria": "queria", "keria": "queria", "aguentu": "aguento", "vo": "vou", 
 }
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SLASHED = re.compile(r"(?<!\w)([cps])/", re.IGNORECASE)  # "c/ a prova", "p/ mim"

@@ -141,7 +141,7 @@ class Retriever:
         return sum(1 for stems in groups.values() if stems & verse_terms)
 
     def _dense(self, plan: QueryPlan) -> tuple[list[int], dict[int, float]]:
-        vector = self.embed_query(plan.text)
+        vector = self.embed_query(plan.search_text)
         matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
         ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
         similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}

@@ -1,0 +1,75 @@
+"""Benchmark: the answer pipeline's own overhead per message, excluding the LLM's time.
+
+Runs `Pastor.reply` over the dev questions against the real index, with an Ollama
+stand-in on loopback that answers instantly; reports the median and p95 of
+(total time - time spent waiting for the LLM). Run after `python -m retrieval build`:
+    .venv/bin/python bench/pipeline_bench.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import statistics
+import tempfile
+from pathlib import Path
+
+import httpx
+from aiohttp import web
+
+from bot.llm.ollama import OllamaProvider
+from bot.memory import Memory
+from bot.pastor import Pastor, PastorConfig
+from bot.settings import Settings
+from retrieval.config import IndexConfig
+from retrieval.startup import open_retriever
+
+DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
+
+
+async def ollama_stand_in(request: web.Request) -> web.StreamResponse:
+    await request.json()
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    await response.prepare(request)
+    for piece in ("Deus cuida de você ", "(Salmos 23:1; Mateus 29:3)."):
+        await response.write(json.dumps({"message": {"role": "assistant", "content": piece}, "done": False}).encode()
+                             + b"\n")
+    await response.write(b'{"done": true, "prompt_eval_count": 10, "eval_count": 5}\n')
+    return response
+
+
+async def main() -> None:
+    app = web.Application()
+    app.router.add_post("/api/chat", ollama_stand_in)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    retriever = open_retriever(IndexConfig.from_settings(Settings()))
+    questions = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [q.get("q") or " ".join(q["turns"]) for q in questions]
+    overheads = []
+    with tempfile.TemporaryDirectory() as tmp:
+        async with httpx.AsyncClient() as client:
+            pastor = Pastor(retriever, Memory.open(Path(tmp) / "b.db"), OllamaProvider(client, url, "m"),
+                            PastorConfig())
+            for round_ in range(4):
+                for n, question in enumerate(questions):
+                    retriever.result_cache.clear()
+                    retriever.embedding_cache.clear()
+                    await pastor.reply(f"chat{n}", question)
+                    if round_:  # the first round warms up
+                        timings = pastor.timings
+                        overheads.append((timings["total"] - timings.get("llm", 0.0)) * 1000)
+    await runner.cleanup()
+    overheads.sort()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"pipeline overhead without the LLM: p50 {statistics.median(overheads):.1f} ms, "
+          f"p95 {overheads[int(len(overheads) * 0.95)]:.1f} ms over {len(overheads)} replies (target p50 <= 50 ms)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,59 @@
+"""The one wiring point: Settings -> index, memory, LLM provider -> Pastor."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass
+
+import httpx
+
+from bot.llm.factory import create_provider, http_client
+from bot.memory import Memory
+from bot.pastor import Pastor, PastorConfig
+from bot.settings import Settings
+from corpus.editions import edition_for
+from retrieval.builder import build_index
+from retrieval.config import IndexConfig
+from retrieval.retriever import Retriever
+from retrieval.startup import IndexNotReady, open_retriever
+
+log = logging.getLogger("pastor.app")
+
+
+@dataclass
+class App:
+    settings: Settings
+    retriever: Retriever
+    memory: Memory
+    pastor: Pastor
+    http: httpx.AsyncClient
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def open_index(settings: Settings, build: bool = True) -> Retriever:
+    """The retriever; a missing or stale index is reported and then built (never silently replaced)."""
+    config = IndexConfig.from_settings(settings)
+    try:
+        return open_retriever(config)
+    except IndexNotReady as problem:
+        if not build:
+            raise
+        print(f"índice não está pronto: {problem}; construindo agora (pode levar ~1,5 min)", file=sys.stderr)
+    build_index(config, log=lambda m: log.info(m))
+    return open_retriever(config)
+
+
+def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None = None,
+              retriever: Retriever | None = None) -> App:
+    settings = settings or Settings()
+    retriever = retriever or open_index(settings)
+    memory = Memory.open(settings.data_dir / "pastor.db")
+    http = http or http_client(settings.llm_timeout)
+    llm = create_provider(settings, http)
+    edition = edition_for(settings.corpus_path, retriever.bible.name)
+    config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
+                          provider_name=settings.llm_provider)
+    return App(settings, retriever, memory, Pastor(retriever, memory, llm, config), http)

@@ -1,0 +1,153 @@
+"""The LLM seam: messages in, text out; retries and error mapping shared by every adapter."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import httpx
+
+log = logging.getLogger("pastor.llm")
+
+RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+MAX_ATTEMPTS = 3
+MAX_RETRY_AFTER = 20.0  # seconds; a longer wait is reported as an error instead
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass
+class Completion:
+    """A whole answer, assembled from the stream."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    attempts: int = 1
+    extra: dict = field(default_factory=dict)
+
+
+class LLMError(RuntimeError):
+    """The provider could not give an answer; ``kind`` says why, the message never holds secrets."""
+
+    def __init__(self, provider: str, kind: str, detail: str = "", status: int | None = None,
+                 retry_after: float | None = None):
+        self.provider, self.kind, self.detail, self.status = provider, kind, detail, status
+        self.retry_after = retry_after
+        text = f"{provider}: {kind}"
+        if status:
+            text += f" (HTTP {status})"
+        if detail:
+            text += f": {detail[:300]}"
+        super().__init__(text)
+
+
+class LLMProvider(Protocol):
+    """A chat model.
+
+    ``stream`` yields the answer's text as it arrives and raises LLMError on an HTTP
+    error, an error event in the stream, a stream that ends without its final
+    event, or a timeout. ``complete`` gathers the stream into a Completion (token
+    counts when the provider reports them). Adapters take their httpx.AsyncClient,
+    never read the environment, and never fall back to another provider.
+    """
+
+    name: str
+    model: str
+
+    def stream(self, messages: list[Message], *, max_tokens: int = 800,
+               temperature: float = 0.3) -> AsyncIterator[str]: ...
+
+    async def complete(self, messages: list[Message], *, max_tokens: int = 800,
+                       temperature: float = 0.3) -> Completion: ...
+
+
+class StreamingAdapter:
+    """Shared plumbing: the retry loop around one streaming request."""
+
+    name = ""
+    model = ""
+    sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
+
+    def __init__(self) -> None:
+        self.last_usage: tuple[int, int] = (0, 0)
+        self.last_attempts = 1
+
+    async def complete(self, messages: list[Message], *, max_tokens: int = 800,
+                       temperature: float = 0.3) -> Completion:
+        parts = [piece async for piece in self.stream(messages, max_tokens=max_tokens, temperature=temperature)]
+        text = "".join(parts)
+        return Completion(text, *self.last_usage, attempts=self.last_attempts)
+
+    async def stream(self, messages: list[Message], *, max_tokens: int = 800,
+                     temperature: float = 0.3) -> AsyncIterator[str]:
+        self.last_usage = (0, 0)
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            self.last_attempts = attempt
+            produced = False
+            try:
+                async for piece in self._stream_once(messages, max_tokens, temperature):
+                    produced = True
+                    yield piece
+                return
+            except LLMError as error:
+                wait = self._retry_wait(error, attempt)
+                if produced or wait is None:
+                    raise
+                log.warning("%s: %s; nova tentativa em %.1f s", self.name, error.kind, wait)
+                await self.sleep(wait)
+
+    def _retry_wait(self, error: LLMError, attempt: int) -> float | None:
+        if attempt >= MAX_ATTEMPTS or error.status not in RETRYABLE:
+            return None
+        if error.retry_after is not None:
+            return error.retry_after if error.retry_after <= MAX_RETRY_AFTER else None
+        return min(MAX_RETRY_AFTER, 0.5 * 2 ** (attempt - 1) + random.uniform(0, 0.25))
+
+    async def _stream_once(self, messages, max_tokens, temperature) -> AsyncIterator[str]:
+        raise NotImplementedError
+        yield ""  # pragma: no cover
+
+    async def _raise_for_status(self, response: httpx.Response) -> None:
+        """Turn an HTTP error into LLMError, keeping the provider's message and Retry-After."""
+        if response.status_code < 400:
+            return
+        body = (await response.aread()).decode("utf-8", "replace")
+        raise LLMError(self.name, "erro HTTP", _error_message(body), response.status_code,
+                       _retry_after(response.headers.get("retry-after")))
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _error_message(body: str) -> str:
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()[:300]
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, dict):
+        return str(error.get("message") or error.get("type") or error)[:300]
+    return str(error)[:300]
+
+
+def timeout_error(provider: str, error: Exception) -> LLMError:
+    if isinstance(error, httpx.TimeoutException):
+        return LLMError(provider, "tempo esgotado", type(error).__name__)
+    return LLMError(provider, "falha de rede", type(error).__name__)

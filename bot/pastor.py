@@ -1,0 +1,183 @@
+"""One answer pipeline for every channel: `Pastor.reply(chat_id, text) -> Reply`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from bot import texts
+from bot.citations import validate
+from bot.followup import is_followup, standalone
+from bot.llm.base import LLMError, LLMProvider
+from bot.memory import Memory
+from bot.prompts import answer_messages
+from bot.reply import (ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply,
+                       Source)
+from bot.safety import DANGER, IMMINENT, Screening, screen
+from corpus.canon import BY_CODE
+from corpus.references import Reference
+from retrieval.results import SearchResult
+from retrieval.retriever import Retriever, label
+from retrieval.scope import detect_scope
+
+log = logging.getLogger("pastor")
+
+MAX_MESSAGE_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class PastorConfig:
+    crisis_contacts: str = ""  # the only place phone numbers come from
+    max_sources: int = 8  # verses given to the LLM and shown as sources
+    max_reference_verses: int = 30
+    max_tokens: int = 700
+    translation: str = ""
+    provider_name: str = "none"
+
+
+class Pastor:
+    """Keeps the promises of DESIGN.md for every message, whatever the channel."""
+
+    def __init__(self, retriever: Retriever, memory: Memory, llm: LLMProvider | None,
+                 config: PastorConfig = PastorConfig()):
+        self.retriever = retriever
+        self.memory = memory
+        self.llm = llm
+        self.config = config
+        self.timings: dict[str, float] = {}  # the last reply's stages, in seconds
+
+    async def reply(self, chat_id: str, text: str | None) -> Reply:
+        started = time.perf_counter()
+        self.timings = {}
+        message = (text or "").strip()
+        if not message:
+            return Reply(texts.EMPTY, REJECTED)
+        if len(text) > MAX_MESSAGE_CHARS:
+            return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
+        screening = screen(message)
+        history = self.memory.window(chat_id)
+        if screening.level == IMMINENT:
+            reply = await self._imminent(message, screening)
+        else:
+            reply = await self._answer(chat_id, message, history, screening)
+        if reply.status != LLM_ERROR:
+            self.memory.add_exchange(chat_id, message, reply.query or message, reply.text, reply.status)
+            if reply.sources:
+                self.memory.save_sources(chat_id, reply.query or message, [s.as_dict() for s in reply.sources])
+        self.timings["total"] = time.perf_counter() - started
+        return reply
+
+    # -- the ordinary path --------------------------------------------------------------
+    async def _answer(self, chat_id: str, message: str, history, screening: Screening) -> Reply:
+        query, scope, llm_called = message, None, False
+        if is_followup(message, history):
+            t = time.perf_counter()
+            query, llm_called = await standalone(message, history, self.llm)
+            self.timings["rewrite"] = time.perf_counter() - t
+            scope = detect_scope(message)[0]  # scope words of the follow-up itself reach the filter
+        t = time.perf_counter()
+        result = await asyncio.to_thread(self.retriever.search, query, 10, scope)
+        self.timings["retrieval"] = time.perf_counter() - t
+        prefix = self._safety_prefix(screening)
+        if result.status == "reference_missing":
+            body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
+                                                  translation=self.config.translation or self.retriever.bible.name)
+            return Reply(self._join(prefix, body), REFERENCE_MISSING, llm_called=llm_called, query=query)
+        if result.status == "no_evidence":
+            return Reply(self._join(prefix, texts.NO_EVIDENCE), CRISIS if screening.crisis else NO_EVIDENCE,
+                         llm_called=llm_called, crisis_level=screening.level, query=query)
+        sources = self._sources(result)
+        status = CRISIS if screening.crisis else (REFERENCE if result.status == "reference" else ANSWERED)
+        if self.llm is None:
+            body, kept = self._extractive(result)
+            return Reply(self._join(prefix, body), status, sources, kept, [], llm_called, screening.level, query)
+        notes = [texts.MEDICAL] if screening.medical else []
+        messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
+                                   sources, history, notes)
+        t = time.perf_counter()
+        try:
+            completion = await self.llm.complete(messages, max_tokens=self.config.max_tokens)
+        except LLMError as error:
+            log.error("LLM falhou: %s", error)
+            return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
+                         llm_called=True, query=query)
+        finally:
+            self.timings["llm"] = time.perf_counter() - t
+        if not completion.text.strip():
+            return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
+                         llm_called=True, query=query)
+        t = time.perf_counter()
+        checked = validate(completion.text, [s.id for s in sources], self.retriever.bible)
+        self.timings["validation"] = time.perf_counter() - t
+        if screening.medical and not screening.crisis:
+            prefix = texts.MEDICAL
+        return Reply(self._join(prefix, checked.text), status, sources, checked.kept, checked.removed, True,
+                     screening.level, query)
+
+    # -- crisis ----------------------------------------------------------------------------
+    async def _imminent(self, message: str, screening: Screening) -> Reply:
+        """Safety first, then a few comforting verses; no generation at all."""
+        result = await asyncio.to_thread(self.retriever.search, message, 5, None)
+        sources = self._sources(result)[:3] if result.status == "ok" else []
+        parts = [self._safety_prefix(screening)]
+        if sources:
+            parts.append(texts.CRISIS_VERSES_INTRO)
+            parts += [f"“{s.text}” ({s.reference})" for s in sources]
+        return Reply("\n\n".join(parts), CRISIS, sources, [s.reference for s in sources], [], False,
+                     screening.level, message)
+
+    def _safety_prefix(self, screening: Screening) -> str:
+        if not screening.crisis:
+            return ""
+        text = {IMMINENT: texts.CRISIS_IMMINENT, DANGER: texts.CRISIS_DANGER}.get(screening.level,
+                                                                                 texts.CRISIS_CONCERN)
+        contacts = self.config.crisis_contacts.strip()
+        return f"{text}\n\n{texts.CRISIS_CONTACTS_INTRO} {contacts}" if contacts else text
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _sources(self, result: SearchResult) -> list[Source]:
+        limit = self.config.max_reference_verses if result.status == "reference" else self.config.max_sources
+        out, seen = [], set()
+        for hit in result.hits:
+            for verse in (hit.verse, *hit.merged):
+                if verse is not None and verse.id not in seen:
+                    seen.add(verse.id)
+                    out.append(Source(verse.id, label(verse), verse.text))
+        return out[:limit]
+
+    def _extractive(self, result: SearchResult) -> tuple[str, list[str]]:
+        """The `none` provider: the best passages themselves with a short framing, no generation."""
+        reference = result.status == "reference"
+        hits = result.hits[: self.config.max_reference_verses] if reference else result.hits[:3]
+        if reference:
+            passages = [([h.verse], label(h.verse)) for h in hits]
+        else:
+            passages = []
+            for hit in hits:
+                verses = sorted((hit.verse, *hit.merged), key=lambda v: v.verse)
+                ref = Reference(verses[0].book, verses[0].chapter, verses[0].verse,
+                                *((verses[-1].chapter, verses[-1].verse) if len(verses) > 1 else ()))
+                passages.append((verses, ref.label()))
+        intro = texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO
+        lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
+        return "\n\n".join(lines), [where for _, where in passages]
+
+    def _missing_details(self, ids: list[str]) -> str:
+        """What does exist, without repeating the reference that does not ("Mateus tem 28 capítulos")."""
+        bible, out = self.retriever.bible, []
+        for osis in ids:
+            ref = Reference.from_osis(osis)
+            name, chapters = BY_CODE[ref.book].name, bible.chapters(ref.book)
+            if not chapters:
+                continue
+            if ref.chapter in chapters and ref.last_chapter in chapters:
+                out.append(texts.CHAPTER_VERSES.format(book=name, chapter=ref.chapter, count=chapters[ref.chapter]))
+            else:
+                out.append(texts.BOOK_CHAPTERS.format(book=name, count=len(chapters)))
+        return "".join(dict.fromkeys(out))
+
+    @staticmethod
+    def _join(prefix: str, body: str) -> str:
+        return f"{prefix}\n\n{body}" if prefix else body

@@ -1,0 +1,43 @@
+"""What the pipeline returns to every channel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ANSWERED = "answered"
+REFERENCE = "reference"
+REFERENCE_MISSING = "reference_missing"
+NO_EVIDENCE = "no_evidence"
+CRISIS = "crisis"
+REJECTED = "rejected"
+LLM_ERROR = "llm_error"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A retrieved verse shown to the user under the answer."""
+
+    id: str  # "JHN.3.16"
+    reference: str  # "João 3:16"
+    text: str
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "reference": self.reference, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    status: str
+    sources: list[Source] = field(default_factory=list)
+    citations: list[str] = field(default_factory=list)  # kept, as "João 3:16"
+    removed_citations: list[str] = field(default_factory=list)
+    llm_called: bool = False
+    crisis_level: str | None = None
+    query: str = ""  # what was searched (the follow-up rewritten, when it was one)
+
+    def as_dict(self) -> dict:
+        """The `python -m bot ask --json` contract."""
+        return {"text": self.text, "status": self.status, "sources": [s.id for s in self.sources],
+                "citations": self.citations, "removed_citations": self.removed_citations,
+                "llm_called": self.llm_called}

@@ -1,0 +1,48 @@
+"""Every fixed text the user reads, in Brazilian Portuguese (the user's decisions in DESIGN.md)."""
+
+NO_EVIDENCE = (
+    "O texto bíblico indexado não aborda diretamente esse assunto. Posso meditar com você os princípios "
+    "de amor e sabedoria presentes na Palavra, se quiser explorar um deles."
+)
+UNANCHORED_NOTE = (
+    "Observação: não foi possível ancorar esta resposta em um versículo específico do texto indexado. "
+    "Os trechos consultados estão listados abaixo."
+)
+EMPTY = "Não recebi nenhum texto. Escreva com suas palavras o que está no seu coração, e eu respondo."
+TOO_LONG = (
+    "Sua mensagem passou de {limit} caracteres, e eu só consigo ler mensagens até esse tamanho. "
+    "Você pode resumir ou dividir em partes menores?"
+)
+REFERENCE_MISSING = (
+    "Essa referência não existe no texto bíblico indexado ({translation}). {details}"
+    "Confira o livro, o capítulo e o versículo, ou me conte o que você procura."
+)
+BOOK_CHAPTERS = "{book} tem {count} capítulos. "
+CHAPTER_VERSES = "{book} {chapter} tem {count} versículos. "
+LLM_ERROR = (
+    "Desculpe: não consegui preparar a resposta agora porque o serviço de linguagem ({provider}) não "
+    "respondeu como deveria. Tente de novo em alguns minutos. Os versículos encontrados estão nas fontes."
+)
+EXTRACTIVE_INTRO = "Estes versículos falam ao que você compartilhou:"
+EXTRACTIVE_REFERENCE_INTRO = "Eis o texto:"
+MEDICAL = (
+    "Sobre remédios, tratamentos ou diagnósticos, converse com seu médico ou profissional de saúde: "
+    "não posso orientar sobre isso, e nenhuma decisão sobre medicação deve ser tomada sem ele."
+)
+CRISIS_IMMINENT = (
+    "Sinto muito que você esteja passando por isso, e fico feliz que tenha escrito. Sua vida importa. "
+    "Se você corre perigo agora, procure imediatamente o serviço de emergência da sua região ou vá ao "
+    "pronto-socorro mais próximo. Fale agora com alguém de confiança (família, amigo, pastor) e não "
+    "fique sozinho. Um profissional de saúde mental pode ajudar de verdade."
+)
+CRISIS_DANGER = (
+    "O que você está vivendo é sério, e você não merece sofrer isso. Se estiver em perigo, procure um "
+    "lugar seguro e acione o serviço de emergência da sua região. Procure ajuda de pessoas de confiança "
+    "e de profissionais (saúde, assistência social, orientação jurídica)."
+)
+CRISIS_CONCERN = (
+    "Você não precisa enfrentar isso sozinho. Procure ajuda profissional (médico, psicólogo ou um grupo "
+    "de apoio) e conte com pessoas de confiança e com sua comunidade de fé."
+)
+CRISIS_CONTACTS_INTRO = "Contatos de apoio:"
+CRISIS_VERSES_INTRO = "Algumas palavras de consolo da Escritura:"

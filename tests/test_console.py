@@ -1,0 +1,63 @@
+"""`python -m bot ask` and `python -m bot chat` as a user runs them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+from tests.conftest import ROOT
+
+
+def env_for(index, **extra) -> dict:
+    return {**os.environ, "CORPUS_PATH": str(index.corpus_path), "DATA_DIR": str(index.data_dir),
+            "TOPICS_PATH": "", "EMBEDDING_BACKEND": "use-m3", "CHROMA_URL": "", **extra}
+
+
+async def run(args, env, stdin: str = "") -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args, cwd=ROOT, env=env, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(process.communicate(stdin.encode()), timeout=120)
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_ask_json_contract_with_the_none_provider(mini_index):
+    code, out, err = await run(["ask", "--json", "--chat", "t1", "o que diz Salmo 23:1?"],
+                               env_for(mini_index, LLM_PROVIDER="none"))
+    assert code == 0, err
+    reply = json.loads(out)
+    assert set(reply) == {"text", "status", "sources", "citations", "removed_citations", "llm_called"}
+    assert reply["status"] == "reference" and reply["sources"] == ["PSA.23.1"]
+    assert reply["citations"] == ["Salmos 23:1"] and reply["llm_called"] is False
+
+
+async def test_ask_with_ollama_on_loopback(mini_index, llm_server):
+    llm_server.answer({"chunks": ["Ele te guia (Salmos 23:1) e não ", "Mateus 29:3."]})
+    code, out, err = await run(["ask", "--json", "--chat", "t2", "o que diz Salmo 23:1?"],
+                               env_for(mini_index, LLM_PROVIDER="ollama", OLLAMA_BASE_URL=llm_server.url))
+    assert code == 0, err
+    reply = json.loads(out)
+    assert reply["llm_called"] and reply["citations"] == ["Salmos 23:1"] and reply["removed_citations"] == ["Mateus 29:3"]
+    assert llm_server.requests[0]["json"]["model"] == "qwen2.5:1.5b"
+
+
+async def test_ask_when_the_provider_is_down(mini_index):
+    code, out, err = await run(["ask", "--json", "o que diz Salmo 23:1?"],
+                               env_for(mini_index, LLM_PROVIDER="ollama", OLLAMA_BASE_URL="http://127.0.0.1:9"))
+    assert code == 0
+    assert json.loads(out)["status"] == "llm_error"
+
+
+async def test_missing_key_is_a_startup_error(mini_index):
+    code, _, err = await run(["ask", "oi"], env_for(mini_index, LLM_PROVIDER="openai", OPENAI_API_KEY=""))
+    assert code == 2 and "OPENAI_API_KEY" in err
+
+
+async def test_interactive_chat_keeps_memory_and_shows_sources(mini_index):
+    lines = "a formiga e o preguiçoso\n/fontes\no que mais?\n/sair\n"
+    code, out, err = await run(["chat", "--chat", "t3"], env_for(mini_index, LLM_PROVIDER="none"), lines)
+    assert code == 0, err
+    assert out.count("pastor>") == 2
+    assert "Provérbios 6:1" in out and "Fontes:" in out
