@@ -126,7 +126,8 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
     return report
 
 
-def _lexical_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str, verses: int) -> list[str]:
+def _common_reasons(old: Manifest | None, corpus_sha: str) -> list[str]:
+    """Reasons that invalidate both halves of the index."""
     if old is None:
         return ["índice inexistente"]
     reasons = []
@@ -134,6 +135,13 @@ def _lexical_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str,
         reasons.append("a última construção não terminou")
     if old.corpus.get("sha256") != corpus_sha:
         reasons.append("o corpus mudou")
+    return reasons
+
+
+def _lexical_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str, verses: int) -> list[str]:
+    reasons = _common_reasons(old, corpus_sha)
+    if old is None:
+        return reasons
     if old.lexical.get("stemmer") != config.stemmer:
         reasons.append("o stemmer mudou")
     if not reasons:
@@ -146,13 +154,9 @@ def _lexical_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str,
 
 
 def _vector_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str) -> list[str]:
+    reasons = _common_reasons(old, corpus_sha)
     if old is None:
-        return ["índice inexistente"]
-    reasons = []
-    if not old.complete:
-        reasons.append("a última construção não terminou")
-    if old.corpus.get("sha256") != corpus_sha:
-        reasons.append("o corpus mudou")
+        return reasons
     key = config.embedder_key()
     if {k: old.embedder.get(k) for k in key} != key:
         reasons.append("o embedder mudou")

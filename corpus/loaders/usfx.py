@@ -22,6 +22,7 @@ class UsfxReader(XmlBibleReader):
     """Streams the verses of a USFX file."""
 
     format_name = "USFX"
+    DROPPED, HEADINGS, BLOCKS = DROPPED, HEADINGS, BLOCKS
 
     def __init__(self, path):
         super().__init__(path)
@@ -48,12 +49,8 @@ class UsfxReader(XmlBibleReader):
                 c.begin(c.chapter, verse)
         elif name == "ve":
             c.end()
-        elif name in DROPPED:
-            self.begin_drop()
-        elif name in HEADINGS:
-            self.begin_heading()
-        elif name in BLOCKS:
-            c.space()
+        else:
+            self.markup_start(name)
 
     def end(self, name: str) -> None:
         c = self.collector
@@ -62,12 +59,8 @@ class UsfxReader(XmlBibleReader):
             self._skipping_book = False
         elif self._skipping_book:
             return
-        elif name in DROPPED:
-            self.end_drop()
-        elif name in HEADINGS:
-            self.end_heading()
-        elif name in BLOCKS:
-            c.space()
         elif name == "usfx":
             c.end()
+        else:
+            self.markup_end(name)
 

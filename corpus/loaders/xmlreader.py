@@ -72,6 +72,9 @@ class XmlBibleReader:
     """Base for a streaming loader: subclasses set handlers on ``self.collector``."""
 
     format_name = ""
+    DROPPED: frozenset[str] = frozenset()  # elements whose text is never verse text (notes...)
+    HEADINGS: frozenset[str] = frozenset()  # section headings, kept as metadata
+    BLOCKS: frozenset[str] = frozenset()  # paragraph-like elements: a word boundary
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -90,6 +93,23 @@ class XmlBibleReader:
         raise NotImplementedError
 
     # -- helpers shared by subclasses ----------------------------------------
+    def markup_start(self, name: str) -> None:
+        """Notes, headings and block boundaries, the same in every format."""
+        if name in self.DROPPED:
+            self.begin_drop()
+        elif name in self.HEADINGS:
+            self.begin_heading()
+        elif name in self.BLOCKS:
+            self.collector.space()
+
+    def markup_end(self, name: str) -> None:
+        if name in self.DROPPED:
+            self.end_drop()
+        elif name in self.HEADINGS:
+            self.end_heading()
+        elif name in self.BLOCKS:
+            self.collector.space()
+
     def begin_heading(self) -> None:
         self._heading_depth += 1
         if self._heading_depth == 1:

@@ -14,6 +14,7 @@ class ZefaniaReader(XmlBibleReader):
     """Streams the verses of a Zefania XML file."""
 
     format_name = "Zefania XML"
+    DROPPED, HEADINGS, BLOCKS = DROPPED, HEADINGS, BLOCKS
 
     def __init__(self, path):
         super().__init__(path)
@@ -42,12 +43,8 @@ class ZefaniaReader(XmlBibleReader):
             verse = leading_int(attrs.get("vnumber"))
             if verse and c.chapter:
                 c.begin(c.chapter, verse)
-        elif name in DROPPED:
-            self.begin_drop()
-        elif name in HEADINGS:
-            self.begin_heading()
-        elif name in BLOCKS:
-            c.space()
+        else:
+            self.markup_start(name)
 
     def end(self, name: str) -> None:
         c = self.collector
@@ -58,10 +55,6 @@ class ZefaniaReader(XmlBibleReader):
             return
         elif name == "VERS":
             c.end()
-        elif name in DROPPED:
-            self.end_drop()
-        elif name in HEADINGS:
-            self.end_heading()
-        elif name in BLOCKS:
-            c.space()
+        else:
+            self.markup_end(name)
 
