@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass
+import time
+from collections import deque
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -21,16 +23,38 @@ from retrieval.startup import IndexNotReady, open_retriever
 log = logging.getLogger("pastor.app")
 
 
+class RecentErrors(logging.Handler):
+    """Keeps the last error lines of the pastor's loggers for /status."""
+
+    def __init__(self, keep: int = 20):
+        super().__init__(level=logging.ERROR)
+        self.lines: deque[str] = deque(maxlen=keep)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{time.strftime('%H:%M:%S', time.localtime(record.created))} {record.getMessage()[:200]}")
+
+    def recent(self) -> list[str]:
+        return list(self.lines)
+
+
 @dataclass
 class App:
     settings: Settings
+    index_config: IndexConfig
     retriever: Retriever
     memory: Memory
     pastor: Pastor
     http: httpx.AsyncClient
+    errors: RecentErrors = field(default_factory=RecentErrors)
+    started_at: float = field(default_factory=time.time)
 
     async def close(self) -> None:
         await self.http.aclose()
+
+    def ready(self) -> dict[str, bool]:
+        """What /readyz reports."""
+        return {"index": self.retriever is not None and self.retriever.store.count() == len(self.retriever.bible),
+                "database": self.memory.writable()}
 
 
 def open_index(settings: Settings, build: bool = True) -> Retriever:
@@ -56,4 +80,7 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
                           provider_name=settings.llm_provider)
-    return App(settings, retriever, memory, Pastor(retriever, memory, llm, config), http)
+    app = App(settings, IndexConfig.from_settings(settings), retriever, memory, Pastor(retriever, memory, llm, config),
+              http)
+    logging.getLogger("pastor").addHandler(app.errors)
+    return app

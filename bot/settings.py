@@ -56,3 +56,4 @@ class Settings(BaseSettings):
     http_port: int = Field(default=8080, ge=1, le=65535)
     crisis_contacts: str = ""
     log_level: str = "INFO"
+    log_json: bool = False

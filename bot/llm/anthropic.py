@@ -13,6 +13,7 @@ API_VERSION = "2023-06-01"
 
 
 class AnthropicProvider(StreamingAdapter):
+    probe_path = "/v1/models"
     name = "anthropic"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str):

@@ -71,10 +71,11 @@ class LLMProvider(Protocol):
 
 
 class StreamingAdapter:
-    """Shared plumbing: the retry loop around one streaming request."""
+    """Shared plumbing: the retry loop around one streaming request, and a cheap health probe."""
 
     name = ""
     model = ""
+    probe_path = ""  # a cheap GET that proves the server answers and the key is accepted
     sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
 
     def __init__(self) -> None:
@@ -104,6 +105,16 @@ class StreamingAdapter:
                     raise
                 log.warning("%s: %s; nova tentativa em %.1f s", self.name, error.kind, wait)
                 await self.sleep(wait)
+
+    async def probe(self) -> None:
+        """Raise LLMError unless the provider answers a cheap request."""
+        try:
+            response = await self.client.get(f"{self.base_url}{self.probe_path}", headers=getattr(self, "_headers", {}),
+                                             timeout=5.0)
+        except httpx.HTTPError as error:
+            raise timeout_error(self.name, error) from None
+        if response.status_code >= 400:
+            raise LLMError(self.name, "erro HTTP", _error_message(response.text), response.status_code)
 
     def _retry_wait(self, error: LLMError, attempt: int) -> float | None:
         if attempt >= MAX_ATTEMPTS or error.status not in RETRYABLE:

@@ -11,6 +11,7 @@ from bot.llm.base import LLMError, Message, StreamingAdapter, timeout_error
 
 
 class OllamaProvider(StreamingAdapter):
+    probe_path = "/api/tags"
     name = "ollama"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, model: str):

@@ -11,6 +11,7 @@ from bot.llm.base import LLMError, Message, StreamingAdapter, timeout_error
 
 
 class OpenAIProvider(StreamingAdapter):
+    probe_path = "/models"
     name = "openai"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str, name: str = "openai"):

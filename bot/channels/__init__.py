@@ -1,0 +1,1 @@
+"""Channels: Telegram, WhatsApp and the console, all calling the same `Pastor`."""

@@ -1,0 +1,33 @@
+"""Texts the channels send (Brazilian Portuguese)."""
+
+ONLY_TEXT = ("Por enquanto eu só consigo ler mensagens de texto. Pode me escrever com suas palavras o que "
+             "está no seu coração?")
+RATE_LIMITED = ("Recebi sua mensagem. Você enviou muitas mensagens em sequência; vou responder em cerca de "
+                "{seconds} segundos, sem perder nenhuma.")
+NO_SOURCES = "Ainda não há fontes: faça uma pergunta e eu mostro os versículos em que a resposta se apoiou."
+NEW_CONVERSATION = "Pronto: começamos uma conversa nova. As mensagens anteriores não serão mais consideradas."
+ERASE_CONFIRM = ("Quer mesmo apagar tudo o que guardei desta conversa (mensagens, fontes e registros)? "
+                 "Isso não pode ser desfeito.")
+ERASED = "Apaguei tudo o que estava guardado desta conversa."
+ERASE_CANCELLED = "Nada foi apagado."
+SORRY = "Desculpe, algo deu errado ao preparar a resposta. Pode tentar de novo em instantes?"
+HELP = (
+    "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
+    "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
+    "Comandos:\n/fontes — versículos da última resposta\n/nova — começar uma conversa nova\n"
+    "/apagar — apagar tudo o que guardei desta conversa\n/status — estado do serviço\n/ajuda — esta mensagem"
+)
+
+
+def welcome(attribution: str) -> str:
+    return (
+        "Olá! Sou o Pastor Online, um assistente de conversa pastoral. Posso ouvir, orar com você e "
+        "compartilhar palavras de consolo e orientação da Bíblia — sempre mostrando os versículos em que "
+        "me apoio.\n\n"
+        "O que eu não faço: não substituo o cuidado de um pastor, de um médico ou de um psicólogo, não dou "
+        "diagnósticos nem conselhos médicos, jurídicos ou financeiros. Em situações de risco, procure "
+        "imediatamente o serviço de emergência da sua região e pessoas de confiança.\n\n"
+        "Privacidade: guardo as últimas mensagens desta conversa e as fontes da última resposta para dar "
+        "continuidade ao diálogo, por tempo limitado; /apagar apaga tudo na hora.\n\n"
+        f"Texto bíblico: {attribution}."
+    )

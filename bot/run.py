@@ -1,0 +1,82 @@
+"""`python -m bot`: the HTTP server plus every channel whose settings are present."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+from aiohttp import web
+
+from bot.app import App, build_app
+from bot.channels.telegram import TelegramChannel
+from bot.server import build_server
+from bot.status import status_text
+from corpus.editions import edition_for
+from retrieval.topics import ATTRIBUTION
+
+log = logging.getLogger("pastor")
+
+
+def telegram_channel(app: App) -> TelegramChannel:
+    settings = app.settings
+    edition = edition_for(settings.corpus_path, app.retriever.bible.name)
+    attribution = edition.attribution + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
+    return TelegramChannel(settings.telegram_bot_token.get_secret_value(), app.pastor, app.memory,
+                           lambda: status_text(app), settings.telegram_api_base_url, attribution)
+
+
+async def serve(app: App, stop: asyncio.Event) -> list[str]:
+    """Start what is configured, run until ``stop`` is set, then shut everything down; returns what ran."""
+    settings = app.settings
+    started: list[str] = []
+    telegram = None
+    if settings.telegram_bot_token.get_secret_value():
+        telegram = telegram_channel(app)
+    webhook = bool(telegram and settings.telegram_webhook_url)
+    server = build_server(app.ready, telegram.feed_webhook if webhook else None,
+                          settings.telegram_webhook_secret.get_secret_value())
+    runner = web.AppRunner(server, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.http_host, settings.http_port)
+    await site.start()
+    started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz"
+                   + (", /telegram/webhook" if webhook else "") + ")")
+    try:
+        if telegram:
+            if webhook and not settings.telegram_webhook_secret.get_secret_value():
+                raise SystemExit("TELEGRAM_WEBHOOK_URL exige TELEGRAM_WEBHOOK_SECRET")
+            await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value())
+            started.append("Telegram por webhook" if webhook else "Telegram por long polling")
+        if settings.whatsapp_access_token.get_secret_value():
+            log.error("WHATSAPP_ACCESS_TOKEN definido, mas o canal WhatsApp ainda não está implementado")
+        for line in started:
+            log.info("iniciado: %s", line)
+        await stop.wait()
+    finally:
+        if telegram:
+            await telegram.stop()
+        await runner.cleanup()
+        await app.close()
+    return started
+
+
+def run() -> int:
+    from bot.logs import configure, settings_secrets
+    from bot.settings import Settings
+
+    settings = Settings()
+    configure(settings.log_level, settings.log_json, settings_secrets(settings))
+    app = build_app(settings)
+    if not app.settings.telegram_bot_token.get_secret_value():
+        log.warning("nenhum canal de conversa configurado (TELEGRAM_BOT_TOKEN vazio): só o servidor HTTP")
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(app, stop)
+
+    asyncio.run(main())
+    return 0

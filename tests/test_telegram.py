@@ -1,0 +1,236 @@
+"""The real python-telegram-bot Application against a loopback Bot API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from bot import texts
+from bot.channels import messages
+from bot.channels.telegram import ChatRateLimit, TelegramChannel
+from bot.llm.ollama import OllamaProvider
+from bot.memory import Memory
+from bot.pastor import Pastor, PastorConfig
+from bot.server import build_server
+
+
+async def _status() -> str:
+    return "índice: pronto\nmodelo de linguagem: nenhum"
+
+
+async def _no_sleep(_seconds):
+    return None
+
+
+@pytest.fixture()
+def make_channel(tmp_path, mini_retriever, bot_api):
+    channels = []
+
+    def make(llm=None, rate_limit=None, memory=None) -> TelegramChannel:
+        mini_retriever.result_cache.clear()
+        memory = memory or Memory.open(tmp_path / "pastor.db")
+        pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
+        channel = TelegramChannel(bot_api.TOKEN, pastor, memory, _status, bot_api.url, attribution="Bíblia de teste",
+                                  rate_limit=rate_limit, sleep=_no_sleep)
+        channels.append(channel)
+        return channel
+
+    yield make
+
+
+async def started(channel: TelegramChannel) -> TelegramChannel:
+    await channel.start(poll_timeout=0.3)
+    return channel
+
+
+async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(501, "o que diz Salmo 23:1?"))
+        answer, sources = await bot_api.wait_for(2, chat_id=501)
+        assert answer["parse_mode"] == "HTML" and answer["text"].startswith(texts.EXTRACTIVE_REFERENCE_INTRO)
+        assert "<blockquote expandable><b>Salmos 23:1</b> O Senhor cuida de mim" in sources["text"]
+        assert bot_api.sent("sendChatAction", 501)[0]["action"] == "typing"
+        assert [c["command"] for c in json.loads(bot_api.sent("setMyCommands")[0]["commands"])] == [
+            "start", "ajuda", "fontes", "status", "nova", "apagar"]
+    finally:
+        await channel.stop()
+
+
+async def test_no_sources_message_without_sources(make_channel, bot_api):
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(502, "qual a cotação do dólar hoje?"))
+        bot_api.push(bot_api.message(502, "/ajuda"))
+        first, second = await bot_api.wait_for(2, chat_id=502)
+        assert first["text"] == texts.NO_EVIDENCE and second["text"] == messages.HELP
+    finally:
+        await channel.stop()
+
+
+async def test_fontes_after_a_restart_status_and_erase(make_channel, bot_api, tmp_path):
+    channel = await started(make_channel())
+    bot_api.push(bot_api.message(503, "a formiga e o preguiçoso"))
+    await bot_api.wait_for(2, chat_id=503)
+    await channel.stop()
+    memory = Memory.open(tmp_path / "pastor.db")  # a new process, the same database
+    channel = await started(make_channel(memory=memory))
+    try:
+        bot_api.push(bot_api.message(503, "/fontes"))
+        bot_api.push(bot_api.message(503, "/status"))
+        replies = await bot_api.wait_for(4, chat_id=503)
+        assert "<b>Provérbios 6:1</b>" in replies[2]["text"] and replies[3]["text"].startswith("índice: pronto")
+        bot_api.push(bot_api.message(503, "/apagar"))
+        confirm = (await bot_api.wait_for(5, chat_id=503))[4]
+        buttons = json.loads(confirm["reply_markup"])["inline_keyboard"][0]
+        assert [b["callback_data"] for b in buttons] == ["apagar:sim", "apagar:nao"]
+        bot_api.push(bot_api.callback(503, "apagar:sim"))
+        edited = await bot_api.wait_for(1, "editMessageText")
+        assert edited[0]["text"] == messages.ERASED
+        assert memory.window("503") == [] and memory.last_sources("503") == ("", [])
+        assert bot_api.sent("answerCallbackQuery")
+    finally:
+        await channel.stop()
+
+
+async def test_long_answers_are_split_and_escaped(make_channel, bot_api, llm_server):
+    paragraph = "Deus <b>cuida</b> de você & de todos (Salmos 23:1). " * 40
+    llm_server.answer({"chunks": [paragraph.strip() + "\n\n"] * 4})
+    async with httpx.AsyncClient(timeout=5) as client:
+        channel = await started(make_channel(OllamaProvider(client, llm_server.url, "qwen2.5:1.5b")))
+        try:
+            bot_api.push(bot_api.message(504, "o que diz Salmo 23:1?"))
+            await asyncio.sleep(0.5)
+            sent = await bot_api.wait_for(3, chat_id=504)
+            parts = [m["text"] for m in sent if "blockquote" not in m["text"]]
+            assert len(parts) >= 2 and all(len(p) <= 4096 for p in parts)
+            assert "&lt;b&gt;cuida&lt;/b&gt;" in parts[0] and "&amp;" in parts[0] and "<b>cuida" not in parts[0]
+        finally:
+            await channel.stop()
+
+
+async def test_non_text_groups_edits_and_channels(make_channel, bot_api):
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(505, sticker={"file_id": "s", "file_unique_id": "u", "type": "regular",
+                                                   "width": 1, "height": 1, "is_animated": False,
+                                                   "is_video": False}))
+        bot_api.push(bot_api.message(505, voice={"file_id": "v", "file_unique_id": "w", "duration": 3}))
+        bot_api.push({"update_id": bot_api.update_id(), "edited_message": bot_api.message(505, "editada")["message"]})
+        bot_api.push(bot_api.message(-600, "a formiga e o preguiçoso", chat_type="supergroup", user_id=7))
+        bot_api.push(bot_api.message(-600, "@pastor_online_bot a formiga e o preguiçoso", chat_type="supergroup",
+                                     user_id=7))
+        bot_api.push(bot_api.message(-601, "a formiga e o preguiçoso", chat_type="group", user_id=8,
+                                     reply_to_bot=True))
+        bot_api.push({"update_id": bot_api.update_id(), "channel_post": {
+            "message_id": 9, "date": 1796000000, "chat": {"id": -700, "type": "channel", "title": "Canal"},
+            "text": "a formiga"}})
+        assert [m["text"] for m in await bot_api.wait_for(2, chat_id=505)] == [messages.ONLY_TEXT] * 2
+        await bot_api.wait_for(2, chat_id=-600)
+        await bot_api.wait_for(2, chat_id=-601)
+        await asyncio.sleep(0.5)
+        assert len(bot_api.sent(chat_id=505)) == 2  # the edit got no reply
+        assert len(bot_api.sent(chat_id=-600)) == 2  # only the message that mentioned the bot
+        assert bot_api.sent(chat_id=-700) == []
+    finally:
+        await channel.stop()
+
+
+async def test_duplicate_update_is_processed_once(make_channel, bot_api):
+    channel = make_channel()
+    update = bot_api.message(506, "a formiga e o preguiçoso")
+    bot_api.push(update)
+    bot_api.push(json.loads(json.dumps(update)))
+    await started(channel)
+    try:
+        await bot_api.wait_for(2, chat_id=506)
+        await asyncio.sleep(0.5)
+        assert len(bot_api.sent(chat_id=506)) == 2
+    finally:
+        await channel.stop()
+
+
+async def test_429_from_the_bot_api_is_retried(make_channel, bot_api):
+    bot_api.failures["sendMessage"] = [{"error_code": 429, "description": "Too Many Requests: retry after 1",
+                                        "parameters": {"retry_after": 1}}]
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(507, "/ajuda"))
+        sent = await bot_api.wait_for(2, chat_id=507)  # the refused attempt and the delivered one
+        assert sent[-1]["text"] == messages.HELP
+    finally:
+        await channel.stop()
+
+
+async def test_rate_limit_waits_politely_and_loses_nothing(make_channel, bot_api):
+    channel = await started(make_channel(rate_limit=ChatRateLimit(per_minute=2)))
+    try:
+        for n in range(3):
+            bot_api.push(bot_api.message(508, f"/ajuda {n}"))
+        for text in ("a formiga e o preguiçoso", "Salmo 23:1", "o que diz Salmo 23:2?"):
+            bot_api.push(bot_api.message(509, text))
+        texts_509 = [m["text"] for m in await bot_api.wait_for(6, chat_id=509)]
+        notes = [t for t in texts_509 if t.startswith("Recebi sua mensagem")]
+        answers = [t for t in texts_509 if t.startswith(texts.EXTRACTIVE_INTRO) or t.startswith("Eis")]
+        assert len(notes) == 1 and len(answers) == 3
+        assert "Salmos 23:2" in answers[-1]  # in order: the last message answered last
+    finally:
+        await channel.stop()
+
+
+async def test_chats_run_concurrently_but_each_in_order(make_channel, bot_api):
+    channel = await started(make_channel())
+    try:
+        for n in (1, 2, 3):
+            bot_api.push(bot_api.message(510, f"o que diz Salmo 23:{n}?"))
+            bot_api.push(bot_api.message(511, f"o que diz Salmo 23:{n}?"))
+        for chat in (510, 511):
+            answers = [m["text"] for m in await bot_api.wait_for(6, chat_id=chat) if "blockquote" not in m["text"]]
+            assert [a.rsplit("(", 1)[1] for a in answers] == ["Salmos 23:1)", "Salmos 23:2)", "Salmos 23:3)"]
+    finally:
+        await channel.stop()
+
+
+async def test_a_handler_error_gets_an_apology_and_the_bot_goes_on(make_channel, bot_api):
+    channel = make_channel()
+    original = channel.pastor.reply
+
+    async def flaky(chat_id, text):
+        if "explode" in text:
+            raise RuntimeError("falha de teste")
+        return await original(chat_id, text)
+
+    channel.pastor.reply = flaky
+    await started(channel)
+    try:
+        bot_api.push(bot_api.message(512, "explode"))
+        bot_api.push(bot_api.message(512, "/ajuda"))
+        sent = await bot_api.wait_for(2, chat_id=512)
+        assert [m["text"] for m in sent] == [messages.SORRY, messages.HELP]
+    finally:
+        await channel.stop()
+
+
+async def test_webhook_secret_and_delivery(make_channel, bot_api, aiohttp_client_factory):
+    channel = make_channel()
+    await channel.start(webhook_url="https://exemplo.org/telegram/webhook", secret="s3gr3do")
+    try:
+        assert bot_api.sent("setWebhook")[0]["secret_token"] == "s3gr3do"
+        server = build_server(lambda: {"index": True}, channel.feed_webhook, "s3gr3do")
+        client = await aiohttp_client_factory(server)
+        update = bot_api.message(513, "/ajuda")
+        assert (await client.post("/telegram/webhook", json=update)).status == 403
+        assert (await client.post("/telegram/webhook", json=update,
+                                  headers={"X-Telegram-Bot-Api-Secret-Token": "errado"})).status == 403
+        assert (await client.post("/telegram/webhook", data=b"{nao e json",
+                                  headers={"X-Telegram-Bot-Api-Secret-Token": "s3gr3do"})).status == 400
+        ok = await client.post("/telegram/webhook", json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3gr3do"})
+        assert ok.status == 200
+        assert (await bot_api.wait_for(1, chat_id=513))[0]["text"] == messages.HELP
+        health = await client.get("/healthz")
+        assert health.status == 200 and (await client.get("/readyz")).status == 200
+    finally:
+        await channel.stop()
