@@ -10,6 +10,7 @@ from aiohttp import web
 
 from bot.app import App, build_app
 from bot.channels.telegram import TelegramChannel
+from bot.channels.whatsapp import GraphClient, WhatsAppChannel
 from bot.server import build_server
 from bot.status import status_text
 from corpus.editions import edition_for
@@ -26,6 +27,18 @@ def telegram_channel(app: App) -> TelegramChannel:
                            lambda: status_text(app), settings.telegram_api_base_url, attribution)
 
 
+def whatsapp_channel(app: App) -> WhatsAppChannel:
+    settings = app.settings
+    missing = [name for name, value in (("WHATSAPP_APP_SECRET", settings.whatsapp_app_secret.get_secret_value()),
+                                        ("WHATSAPP_VERIFY_TOKEN", settings.whatsapp_verify_token.get_secret_value()),
+                                        ("WHATSAPP_PHONE_NUMBER_ID", settings.whatsapp_phone_number_id)) if not value]
+    if missing:
+        raise SystemExit(f"WHATSAPP_ACCESS_TOKEN exige também: {', '.join(missing)}")
+    graph = GraphClient(app.http, settings.whatsapp_api_base_url, settings.whatsapp_phone_number_id,
+                        settings.whatsapp_access_token.get_secret_value())
+    return WhatsAppChannel(graph, app.pastor, app.memory, lambda: status_text(app))
+
+
 async def serve(app: App, stop: asyncio.Event) -> list[str]:
     """Start what is configured, run until ``stop`` is set, then shut everything down; returns what ran."""
     settings = app.settings
@@ -34,22 +47,25 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     if settings.telegram_bot_token.get_secret_value():
         telegram = telegram_channel(app)
     webhook = bool(telegram and settings.telegram_webhook_url)
+    whatsapp = whatsapp_channel(app) if settings.whatsapp_access_token.get_secret_value() else None
     server = build_server(app.ready, telegram.feed_webhook if webhook else None,
-                          settings.telegram_webhook_secret.get_secret_value())
+                          settings.telegram_webhook_secret.get_secret_value(),
+                          whatsapp.accept if whatsapp else None, settings.whatsapp_verify_token.get_secret_value(),
+                          settings.whatsapp_app_secret.get_secret_value())
     runner = web.AppRunner(server, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.http_host, settings.http_port)
     await site.start()
     started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz"
-                   + (", /telegram/webhook" if webhook else "") + ")")
+                   + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
     try:
         if telegram:
             if webhook and not settings.telegram_webhook_secret.get_secret_value():
                 raise SystemExit("TELEGRAM_WEBHOOK_URL exige TELEGRAM_WEBHOOK_SECRET")
             await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value())
             started.append("Telegram por webhook" if webhook else "Telegram por long polling")
-        if settings.whatsapp_access_token.get_secret_value():
-            log.error("WHATSAPP_ACCESS_TOKEN definido, mas o canal WhatsApp ainda não está implementado")
+        if whatsapp:
+            started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
         for line in started:
             log.info("iniciado: %s", line)
         await stop.wait()
@@ -57,6 +73,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         if telegram:
             await telegram.stop()
         await runner.cleanup()
+        if whatsapp:
+            await whatsapp.drain()
         await app.close()
     return started
 

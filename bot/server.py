@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from bot.channels.whatsapp import valid_signature
+
 log = logging.getLogger("pastor.http")
 
 MAX_BODY = 3 * 1024 * 1024
@@ -17,8 +19,10 @@ TELEGRAM_SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 def build_server(ready: Callable[[], dict[str, bool]],
                  telegram_feed: Callable[[dict], Awaitable[None]] | None = None,
-                 telegram_secret: str = "") -> web.Application:
-    """Routes: /healthz (alive), /readyz (index loaded, database writable), /telegram/webhook when given."""
+                 telegram_secret: str = "",
+                 whatsapp_accept: Callable[[dict], int] | None = None,
+                 whatsapp_verify_token: str = "", whatsapp_app_secret: str = "") -> web.Application:
+    """Routes: /healthz, /readyz, and the webhooks of the channels that are configured."""
     app = web.Application(client_max_size=MAX_BODY)
 
     async def healthz(_request: web.Request) -> web.Response:
@@ -48,4 +52,30 @@ def build_server(ready: Callable[[], dict[str, bool]],
             return web.json_response({"ok": True})
 
         app.router.add_post("/telegram/webhook", telegram_webhook)
+
+    if whatsapp_accept is not None:
+        async def whatsapp_verify(request: web.Request) -> web.Response:
+            query = request.query
+            token = query.get("hub.verify_token", "")
+            if query.get("hub.mode") == "subscribe" and whatsapp_verify_token and \
+                    hmac.compare_digest(token.encode(), whatsapp_verify_token.encode()):
+                return web.Response(text=query.get("hub.challenge", ""))
+            return web.Response(status=403, text="forbidden")
+
+        async def whatsapp_delivery(request: web.Request) -> web.Response:
+            body = await request.read()  # the raw bytes: the signature covers them exactly
+            if not valid_signature(body, request.headers.get("X-Hub-Signature-256", ""), whatsapp_app_secret):
+                log.warning("entrega do WhatsApp com assinatura ausente ou errada: recusada")
+                return web.json_response({"error": "forbidden"}, status=403)
+            try:
+                payload = json.loads(body)
+            except (ValueError, UnicodeDecodeError):
+                return web.json_response({"error": "invalid json"}, status=400)
+            if not isinstance(payload, dict):
+                return web.json_response({"error": "invalid payload"}, status=400)
+            whatsapp_accept(payload)  # processed in the background; Meta gets its 200 at once
+            return web.json_response({"ok": True})
+
+        app.router.add_get("/whatsapp/webhook", whatsapp_verify)
+        app.router.add_post("/whatsapp/webhook", whatsapp_delivery)
     return app

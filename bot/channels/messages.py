@@ -11,6 +11,14 @@ ERASE_CONFIRM = ("Quer mesmo apagar tudo o que guardei desta conversa (mensagens
 ERASED = "Apaguei tudo o que estava guardado desta conversa."
 ERASE_CANCELLED = "Nada foi apagado."
 SORRY = "Desculpe, algo deu errado ao preparar a resposta. Pode tentar de novo em instantes?"
+SOURCES_OFFER = "Quer ver os versículos em que esta resposta se apoiou?"
+HELP_WHATSAPP = (
+    "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
+    "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
+    "Palavras que funcionam como comandos:\n*fontes* — versículos da última resposta\n"
+    "*nova* — começar uma conversa nova\n*apagar* — apagar tudo o que guardei desta conversa\n"
+    "*status* — estado do serviço\n*ajuda* — esta mensagem"
+)
 HELP = (
     "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
     "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"

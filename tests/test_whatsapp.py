@@ -1,0 +1,149 @@
+"""WhatsApp Cloud API channel: signed webhooks on our aiohttp server, replies through a loopback Graph API."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+import httpx
+import pytest
+
+from bot.channels import messages
+from bot.channels.whatsapp import GraphClient, WhatsAppChannel
+from bot.memory import Memory
+from bot.pastor import Pastor, PastorConfig
+from bot.server import build_server
+from tests.conftest import FakeGraphAPI, whatsapp_delivery
+
+SECRET = "app-secret-for-tests"
+VERIFY = "verify-token-for-tests"
+
+
+def signed(payload: dict, secret: str = SECRET) -> tuple[bytes, dict]:
+    body = json.dumps(payload).encode()
+    signature = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return body, {"X-Hub-Signature-256": signature, "Content-Type": "application/json"}
+
+
+async def _no_sleep(_seconds):
+    return None
+
+
+@pytest.fixture()
+async def whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory):
+    mini_retriever.result_cache.clear()
+    memory = Memory.open(tmp_path / "pastor.db")
+    async with httpx.AsyncClient() as http:
+        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN, sleep=_no_sleep)
+        channel = WhatsAppChannel(graph, Pastor(mini_retriever, memory, None, PastorConfig()), memory,
+                                  status_text=lambda: _status())
+        server = build_server(lambda: {"index": True}, whatsapp_accept=channel.accept, whatsapp_verify_token=VERIFY,
+                              whatsapp_app_secret=SECRET)
+        client = await aiohttp_client_factory(server)
+        yield channel, client
+        await channel.drain()
+
+
+async def _status():
+    return "índice: pronto"
+
+
+async def deliver(client, channel, payload, secret=SECRET):
+    body, headers = signed(payload, secret)
+    response = await client.post("/whatsapp/webhook", data=body, headers=headers)
+    await channel.drain()
+    return response
+
+
+async def test_verification_handshake(whatsapp):
+    _, client = whatsapp
+    ok = await client.get("/whatsapp/webhook", params={"hub.mode": "subscribe", "hub.verify_token": VERIFY,
+                                                       "hub.challenge": "1158201444"})
+    assert ok.status == 200 and await ok.text() == "1158201444"
+    bad = await client.get("/whatsapp/webhook", params={"hub.mode": "subscribe", "hub.verify_token": "x",
+                                                        "hub.challenge": "1"})
+    assert bad.status == 403
+
+
+async def test_bad_signature_and_malformed_bodies(whatsapp, graph_api):
+    channel, client = whatsapp
+    payload = whatsapp_delivery("5511988887777", "wamid.A1", "a formiga e o preguiçoso")
+    assert (await deliver(client, channel, payload, secret="outro-segredo")).status == 403
+    body, headers = signed(payload)
+    assert (await client.post("/whatsapp/webhook", data=body)).status == 403  # no signature at all
+    tampered = body.replace(b"formiga", b"FORMIGA")
+    assert (await client.post("/whatsapp/webhook", data=tampered, headers=headers)).status == 403
+    junk, junk_headers = b"{not json", {"X-Hub-Signature-256": "sha256=" + hmac.new(
+        SECRET.encode(), b"{not json", hashlib.sha256).hexdigest()}
+    assert (await client.post("/whatsapp/webhook", data=junk, headers=junk_headers)).status == 400
+    assert graph_api.posts == []
+
+
+async def test_full_answer_with_button_then_sources_on_press(whatsapp, graph_api):
+    channel, client = whatsapp
+    response = await deliver(client, channel, whatsapp_delivery("5511988887777", "wamid.A2", "o que diz Salmo 23:1?"))
+    assert response.status == 200
+    read = [p for p in graph_api.posts if p.get("status") == "read"]
+    assert read == [{"messaging_product": "whatsapp", "status": "read", "message_id": "wamid.A2",
+                     "typing_indicator": {"type": "text"}, "_ok": True}]
+    text, button = graph_api.sent()
+    assert text["type"] == "text" and "Salmos 23:1" in text["text"]["body"] and text["to"] == "5511988887777"
+    assert button["interactive"]["action"]["buttons"] == [{"type": "reply", "reply": {"id": "fontes",
+                                                                                      "title": "📖 Ver fontes"}}]
+    press = whatsapp_delivery("5511988887777", "wamid.A3", type="interactive", interactive={
+        "type": "button_reply", "button_reply": {"id": "fontes", "title": "📖 Ver fontes"}})
+    await deliver(client, channel, press)
+    sources = graph_api.sent("text")[-1]["text"]["body"]
+    assert sources.startswith("*Salmos 23:1* O Senhor cuida de mim")
+
+
+async def test_duplicate_delivery_and_status_callbacks(whatsapp, graph_api):
+    channel, client = whatsapp
+    payload = whatsapp_delivery("5511977776666", "wamid.B1", "ajuda")
+    await deliver(client, channel, payload)
+    await deliver(client, channel, payload)  # Meta delivers at least once
+    statuses = {"object": "whatsapp_business_account", "entry": [{"id": "W", "changes": [{"field": "messages",
+                "value": {"messaging_product": "whatsapp", "statuses": [{"id": "wamid.out.1", "status": "read",
+                                                                          "recipient_id": "5511977776666"}]}}]}]}
+    assert (await deliver(client, channel, statuses)).status == 200
+    assert [p["text"]["body"] for p in graph_api.sent("text")] == [messages.HELP_WHATSAPP]
+
+
+async def test_non_text_and_command_words(whatsapp, graph_api):
+    channel, client = whatsapp
+    await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C1", type="audio",
+                                                     audio={"id": "m1", "mime_type": "audio/ogg"}))
+    await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C2", "Fontes"))
+    await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C3", "status"))
+    await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C4", "apagar"))
+    bodies = [p["text"]["body"] if p["type"] == "text" else p["interactive"]["body"]["text"] for p in graph_api.sent()]
+    assert bodies == [messages.ONLY_TEXT, messages.NO_SOURCES, "índice: pronto", messages.ERASE_CONFIRM]
+    await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C5", type="interactive", interactive={
+        "type": "button_reply", "button_reply": {"id": "apagar:sim", "title": "Sim, apagar tudo"}}))
+    assert graph_api.sent("text")[-1]["text"]["body"] == messages.ERASED
+    assert channel.memory.window("5511966665555") == []
+
+
+async def test_graph_errors_are_retried_or_logged_without_the_token(whatsapp, graph_api, caplog):
+    channel, client = whatsapp
+    graph_api.failures = [(429, {"message": "(#130429) Rate limit hit", "type": "OAuthException", "code": 130429},
+                           {"Retry-After": "1"})]
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D1", "ajuda"))
+    assert graph_api.sent("text")[-1]["text"]["body"] == messages.HELP_WHATSAPP
+    graph_api.failures = [(400, {"message": "Re-engagement message", "type": "OAuthException", "code": 131047}, {})]
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D2", "ajuda"))
+    assert "131047" in caplog.text and FakeGraphAPI.TOKEN not in caplog.text
+    graph_api.failures = [(503, {"message": "Service unavailable", "code": 2}, {})] * 3
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D3", "ajuda"))
+    assert "HTTP 503" in caplog.text
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D4", "ajuda"))
+    assert graph_api.sent("text")[-1]["text"]["body"] == messages.HELP_WHATSAPP  # and it goes on
+
+
+async def test_bodies_over_3_mb_are_refused(whatsapp):
+    channel, client = whatsapp
+    body = b'{"entry": "' + b"x" * (3 * 1024 * 1024) + b'"}'
+    signature = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    response = await client.post("/whatsapp/webhook", data=body, headers={"X-Hub-Signature-256": signature})
+    assert response.status == 413
