@@ -12,6 +12,7 @@ import httpx
 
 from bot.llm.factory import create_provider, http_client
 from bot.memory import Memory
+from bot.metrics import Metrics
 from bot.pastor import Pastor, PastorConfig
 from bot.settings import Settings
 from corpus.editions import edition_for
@@ -45,6 +46,7 @@ class App:
     memory: Memory
     pastor: Pastor
     http: httpx.AsyncClient
+    metrics: Metrics = field(default_factory=Metrics)
     errors: RecentErrors = field(default_factory=RecentErrors)
     started_at: float = field(default_factory=time.time)
 
@@ -80,7 +82,9 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
                           provider_name=settings.llm_provider)
-    app = App(settings, IndexConfig.from_settings(settings), retriever, memory, Pastor(retriever, memory, llm, config),
-              http)
+    metrics = Metrics()
+    metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
+    app = App(settings, IndexConfig.from_settings(settings), retriever, memory,
+              Pastor(retriever, memory, llm, config, metrics), http, metrics)
     logging.getLogger("pastor").addHandler(app.errors)
     return app

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import uuid
 
 from bot.app import App
+from bot.logs import message_id
 from bot.reply import Reply
 
 
@@ -19,6 +21,7 @@ def render(reply: Reply) -> str:
 
 
 async def ask(app: App, chat_id: str, message: str, as_json: bool) -> int:
+    message_id.set(f"console-{uuid.uuid4().hex[:8]}")
     try:
         reply = await app.pastor.reply(chat_id, message)
     finally:
@@ -46,6 +49,7 @@ async def chat(app: App, chat_id: str) -> int:
                 query, verses = app.memory.last_sources(chat_id)
                 print("\n".join(f"  {v['reference']} — {v['text']}" for v in verses) or "Ainda não há fontes.")
                 continue
+            message_id.set(f"console-{uuid.uuid4().hex[:8]}")
             reply = await app.pastor.reply(chat_id, line)
             print("\npastor> " + render(reply))
     finally:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
 
-from bot.llm.base import LLMError, LLMProvider
+from bot.llm.base import Completion, LLMError, Message
 from bot.memory import Turn
 from bot.prompts import rewrite_messages
 from corpus.references import find_references
@@ -38,13 +39,14 @@ def merge(previous_query: str, followup: str) -> str:
     return f"{without_scope.rstrip(' ?.!')}? {followup.strip()}"
 
 
-async def standalone(followup: str, history: list[Turn], llm: LLMProvider | None) -> tuple[str, bool]:
-    """(the standalone question, whether the LLM was called)."""
+async def standalone(followup: str, history: list[Turn],
+                     complete: Callable[[list[Message]], Awaitable[Completion]] | None) -> tuple[str, bool]:
+    """(the standalone question, whether the LLM was called); ``complete`` None means no LLM."""
     previous = next(t.query or t.text for t in reversed(history) if t.role == "user")
-    if llm is None:
+    if complete is None:
         return merge(previous, followup), False
     try:
-        completion = await llm.complete(rewrite_messages(history, followup), max_tokens=80, temperature=0.0)
+        completion = await complete(rewrite_messages(history, followup))
     except LLMError as error:
         log.warning("reescrita da pergunta falhou (%s); usando a junção determinística", error.kind)
         return merge(previous, followup), True

@@ -7,6 +7,9 @@ import logging
 import re
 import sys
 import time
+from contextvars import ContextVar
+
+message_id: ContextVar[str] = ContextVar("message_id", default="-")  # set by channels for each message
 
 MASK = "***"
 # Shapes of secrets that may appear in URLs or messages even when we do not know their value.
@@ -41,6 +44,7 @@ class SecretMasker:
 
     def make_record(self, *args, **kwargs) -> logging.LogRecord:
         record = self._make(*args, **kwargs)
+        record.message_id = message_id.get()
         try:
             message = record.getMessage()
         except Exception:  # a bad format string: let logging report it as usual
@@ -69,10 +73,10 @@ class _StderrHandler(logging.StreamHandler):
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         data = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)),
-                "level": record.levelname, "logger": record.name, "message": record.getMessage()}
-        for key in ("message_id", "chat", "channel"):
-            if hasattr(record, key):
-                data[key] = getattr(record, key)
+                "level": record.levelname, "logger": record.name, "message_id": getattr(record, "message_id", "-"),
+                "message": record.getMessage()}
+        if record.exc_text:
+            data["exception"] = record.exc_text
         return json.dumps(data, ensure_ascii=False)
 
 
@@ -80,7 +84,7 @@ def configure(level: str = "INFO", json_format: bool = False, secrets: list[str]
     """Route every logger through one handler that masks ``secrets``; returns the masker."""
     handler = _StderrHandler()
     handler.setFormatter(JsonFormatter() if json_format else
-                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+                         logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(message_id)s]: %(message)s"))
     masker = SecretMasker(list(secrets))
     masker.install()
     root = logging.getLogger()

@@ -12,6 +12,7 @@ from bot.citations import validate
 from bot.followup import is_followup, standalone
 from bot.llm.base import LLMError, LLMProvider
 from bot.memory import Memory
+from bot.metrics import Metrics
 from bot.prompts import answer_messages
 from bot.reply import (ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply,
                        Source)
@@ -41,14 +42,26 @@ class Pastor:
     """Keeps the promises of DESIGN.md for every message, whatever the channel."""
 
     def __init__(self, retriever: Retriever, memory: Memory, llm: LLMProvider | None,
-                 config: PastorConfig = PastorConfig()):
+                 config: PastorConfig = PastorConfig(), metrics: Metrics | None = None):
         self.retriever = retriever
         self.memory = memory
         self.llm = llm
         self.config = config
+        self.metrics = metrics or Metrics()
         self.timings: dict[str, float] = {}  # the last reply's stages, in seconds
 
-    async def reply(self, chat_id: str, text: str | None) -> Reply:
+    async def reply(self, chat_id: str, text: str | None, channel: str = "console") -> Reply:
+        reply = await self._reply(chat_id, text)
+        m = self.metrics
+        m.messages.labels(channel, reply.status).inc()
+        m.verses.inc(len(reply.sources))
+        if reply.status == NO_EVIDENCE:
+            m.no_evidence.inc()
+        if reply.crisis_level:
+            m.crisis.labels(reply.crisis_level).inc()
+        return reply
+
+    async def _reply(self, chat_id: str, text: str | None) -> Reply:
         started = time.perf_counter()
         self.timings = {}
         message = (text or "").strip()
@@ -74,12 +87,15 @@ class Pastor:
         query, scope, llm_called = message, None, False
         if is_followup(message, history):
             t = time.perf_counter()
-            query, llm_called = await standalone(message, history, self.llm)
+            complete = None if self.llm is None else (
+                lambda msgs: self._complete(msgs, "rewrite", max_tokens=80, temperature=0.0))
+            query, llm_called = await standalone(message, history, complete)
             self.timings["rewrite"] = time.perf_counter() - t
             scope = detect_scope(message)[0]  # scope words of the follow-up itself reach the filter
         t = time.perf_counter()
         result = await asyncio.to_thread(self.retriever.search, query, 10, scope)
         self.timings["retrieval"] = time.perf_counter() - t
+        self.metrics.retrieval_seconds.observe(self.timings["retrieval"])
         prefix = self._safety_prefix(screening)
         if result.status == "reference_missing":
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
@@ -96,15 +112,11 @@ class Pastor:
         notes = [texts.MEDICAL] if screening.medical else []
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
-        t = time.perf_counter()
         try:
-            completion = await self.llm.complete(messages, max_tokens=self.config.max_tokens)
-        except LLMError as error:
-            log.error("LLM falhou: %s", error)
+            completion = await self._complete(messages, "answer")
+        except LLMError:
             return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
                          llm_called=True, query=query)
-        finally:
-            self.timings["llm"] = time.perf_counter() - t
         if not completion.text.strip():
             return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
                          llm_called=True, query=query)
@@ -115,6 +127,26 @@ class Pastor:
             prefix = texts.MEDICAL
         return Reply(self._join(prefix, checked.text), status, sources, checked.kept, checked.removed, True,
                      screening.level, query)
+
+    async def _complete(self, messages, purpose: str, max_tokens: int | None = None, temperature: float = 0.3):
+        """One LLM call, timed and counted."""
+        provider, m = self.llm.name, self.metrics
+        m.llm_calls.labels(provider, purpose).inc()
+        t = time.perf_counter()
+        try:
+            completion = await self.llm.complete(messages, max_tokens=max_tokens or self.config.max_tokens,
+                                                 temperature=temperature)
+        except LLMError as error:
+            m.llm_errors.labels(provider, error.kind).inc()
+            log.error("LLM falhou: %s", error)
+            raise
+        finally:
+            elapsed = time.perf_counter() - t
+            self.timings["llm"] = self.timings.get("llm", 0.0) + elapsed
+            m.llm_seconds.labels(provider).observe(elapsed)
+        m.llm_tokens.labels(provider, "input").inc(completion.input_tokens)
+        m.llm_tokens.labels(provider, "output").inc(completion.output_tokens)
+        return completion
 
     # -- crisis ----------------------------------------------------------------------------
     async def _imminent(self, message: str, screening: Screening) -> Reply:

@@ -39,6 +39,19 @@ def whatsapp_channel(app: App) -> WhatsAppChannel:
     return WhatsAppChannel(graph, app.pastor, app.memory, lambda: status_text(app))
 
 
+async def retention_job(memory, days: int, stop: asyncio.Event, every: float = 3600.0) -> None:
+    """Purge conversations older than ``days``, now and then every ``every`` seconds, until ``stop``."""
+    while not stop.is_set():
+        if days:
+            removed = memory.purge_older_than(days * 86400)
+            if removed:
+                log.info("retenção: %d registros com mais de %d dias apagados", removed, days)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=every)
+        except asyncio.TimeoutError:
+            pass
+
+
 async def serve(app: App, stop: asyncio.Event) -> list[str]:
     """Start what is configured, run until ``stop`` is set, then shut everything down; returns what ran."""
     settings = app.settings
@@ -51,12 +64,12 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     server = build_server(app.ready, telegram.feed_webhook if webhook else None,
                           settings.telegram_webhook_secret.get_secret_value(),
                           whatsapp.accept if whatsapp else None, settings.whatsapp_verify_token.get_secret_value(),
-                          settings.whatsapp_app_secret.get_secret_value())
+                          settings.whatsapp_app_secret.get_secret_value(), app.metrics)
     runner = web.AppRunner(server, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.http_host, settings.http_port)
     await site.start()
-    started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz"
+    started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz, /metrics"
                    + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
     try:
         if telegram:
@@ -66,9 +79,11 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
             started.append("Telegram por webhook" if webhook else "Telegram por long polling")
         if whatsapp:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
+        started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
+                       else "retenção de conversas: até /apagar")
         for line in started:
             log.info("iniciado: %s", line)
-        await stop.wait()
+        await retention_job(app.memory, settings.retention_days, stop)
     finally:
         if telegram:
             await telegram.stop()

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from bot.channels.whatsapp import valid_signature
+from bot.metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger("pastor.http")
 
@@ -21,9 +22,16 @@ def build_server(ready: Callable[[], dict[str, bool]],
                  telegram_feed: Callable[[dict], Awaitable[None]] | None = None,
                  telegram_secret: str = "",
                  whatsapp_accept: Callable[[dict], int] | None = None,
-                 whatsapp_verify_token: str = "", whatsapp_app_secret: str = "") -> web.Application:
-    """Routes: /healthz, /readyz, and the webhooks of the channels that are configured."""
+                 whatsapp_verify_token: str = "", whatsapp_app_secret: str = "",
+                 metrics: Metrics | None = None) -> web.Application:
+    """Routes: /healthz, /readyz, /metrics, and the webhooks of the channels that are configured."""
     app = web.Application(client_max_size=MAX_BODY)
+
+    if metrics is not None:
+        async def metrics_endpoint(_request: web.Request) -> web.Response:
+            return web.Response(body=metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+
+        app.router.add_get("/metrics", metrics_endpoint)
 
     async def healthz(_request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})

@@ -55,5 +55,6 @@ class Settings(BaseSettings):
     http_host: str = "0.0.0.0"
     http_port: int = Field(default=8080, ge=1, le=65535)
     crisis_contacts: str = ""
+    retention_days: int = Field(default=30, ge=0)  # 0 keeps conversations until /apagar
     log_level: str = "INFO"
     log_json: bool = False

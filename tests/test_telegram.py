@@ -198,10 +198,10 @@ async def test_a_handler_error_gets_an_apology_and_the_bot_goes_on(make_channel,
     channel = make_channel()
     original = channel.pastor.reply
 
-    async def flaky(chat_id, text):
+    async def flaky(chat_id, text, **kwargs):
         if "explode" in text:
             raise RuntimeError("falha de teste")
-        return await original(chat_id, text)
+        return await original(chat_id, text, **kwargs)
 
     channel.pastor.reply = flaky
     await started(channel)

@@ -17,6 +17,7 @@ from telegram.ext import (AIORateLimiter, Application, ApplicationHandlerStop, C
 
 from bot.channels import messages
 from bot.channels.formatting import sources_html, telegram_html_parts
+from bot.logs import message_id
 from bot.memory import Memory
 from bot.pastor import Pastor
 from bot.reply import Source
@@ -87,6 +88,7 @@ class TelegramChannel:
         """One chat's updates are handled one at a time, in arrival order; other chats run concurrently."""
 
         async def ordered(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+            message_id.set(f"tg-{update.update_id}")
             async with self._locks[str(update.effective_chat.id)]:
                 await handler(update, context)
 
@@ -154,7 +156,7 @@ class TelegramChannel:
             await self._send(context, chat_id, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with self._typing(context, chat_id):
-            reply = await self.pastor.reply(chat_id, text)
+            reply = await self.pastor.reply(chat_id, text, channel="telegram")
             for part in telegram_html_parts(reply.text):
                 await self._send(context, chat_id, part, html=True)
         if reply.sources:

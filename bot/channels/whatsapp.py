@@ -13,6 +13,7 @@ import httpx
 
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
+from bot.logs import message_id
 from bot.memory import Memory
 from bot.pastor import Pastor
 from bot.reply import Source
@@ -125,6 +126,7 @@ class WhatsAppChannel:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def _ordered(self, sender: str, message: dict) -> None:
+        message_id.set(f"wa-{message.get('id', '?')}")
         async with self._locks[sender]:
             try:
                 await self._handle(sender, message)
@@ -156,7 +158,7 @@ class WhatsAppChannel:
             await self.graph.read_and_typing(message["id"])
         except GraphError as error:
             log.warning("não foi possível marcar como lida: %s", error)
-        reply = await self.pastor.reply(sender, text)
+        reply = await self.pastor.reply(sender, text, channel="whatsapp")
         for part in split_message(reply.text, LIMIT):
             await self.graph.text(sender, part)
         if reply.sources:

@@ -1,0 +1,51 @@
+"""Prometheus metrics, in a registry of their own (served at /metrics)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    """What an operator watches: messages, retrieval, caches, LLM calls and tokens, no-evidence, crisis."""
+
+    def __init__(self, registry: CollectorRegistry | None = None):
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.messages = Counter("pastor_messages", "Mensagens tratadas, por canal e status",
+                                ["channel", "status"], registry=r)
+        self.retrieval_seconds = Histogram("pastor_retrieval_seconds", "Tempo de busca de versículos", registry=r,
+                                           buckets=(0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+        self.verses = Counter("pastor_verses_returned", "Versículos entregues como fontes", registry=r)
+        self.llm_calls = Counter("pastor_llm_calls", "Chamadas ao modelo de linguagem", ["provider", "purpose"],
+                                 registry=r)
+        self.llm_errors = Counter("pastor_llm_errors", "Falhas do modelo de linguagem", ["provider", "kind"],
+                                  registry=r)
+        self.llm_seconds = Histogram("pastor_llm_seconds", "Duração das chamadas ao modelo", ["provider"],
+                                     registry=r, buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 40, 80))
+        self.llm_tokens = Counter("pastor_llm_tokens", "Tokens informados pelo provedor", ["provider", "kind"],
+                                  registry=r)
+        self.no_evidence = Counter("pastor_no_evidence", "Respostas fixas por falta de evidência", registry=r)
+        self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level"], registry=r)
+
+    def watch_caches(self, caches: dict) -> None:
+        """Expose hit/miss counters of TTL caches ({"resultados": cache, ...}) at scrape time."""
+        self.registry.register(_CacheCollector(caches))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _CacheCollector:
+    def __init__(self, caches: dict):
+        self.caches = caches
+
+    def collect(self):
+        family = CounterMetricFamily("pastor_cache", "Acertos e faltas dos caches de busca", labels=["cache", "result"])
+        for name, cache in self.caches.items():
+            stats = cache.stats()
+            family.add_metric([name, "hit"], stats["hits"])
+            family.add_metric([name, "miss"], stats["misses"])
+        yield family

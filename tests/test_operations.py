@@ -1,0 +1,78 @@
+"""Operations: /metrics, /readyz, the /status text, retention."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import SimpleNamespace
+
+import httpx
+
+from bot.llm.ollama import OllamaProvider
+from bot.memory import Memory
+from bot.metrics import Metrics
+from bot.run import retention_job
+from bot.server import build_server
+from bot.status import status_text
+
+
+async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pastor, llm_server, aiohttp_client_factory):
+    llm_server.answer({"chunks": ["Ele cuida de ti (Salmos 23:1)."]})
+    async with httpx.AsyncClient() as http:
+        pastor = make_pastor(OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"))
+        metrics = pastor.metrics = Metrics()
+        metrics.watch_caches({"resultados": pastor.retriever.result_cache})
+        await pastor.reply("m1", "o que diz Salmo 23:1?", channel="telegram")
+        await pastor.reply("m1", "qual a cotação do dólar hoje?", channel="telegram")
+        await pastor.reply("m1", "quero morrer", channel="whatsapp")
+    client = await aiohttp_client_factory(build_server(lambda: {"index": True}, metrics=metrics))
+    response = await client.get("/metrics")
+    assert response.status == 200 and response.headers["Content-Type"].startswith("text/plain")
+    text = await response.text()
+    for line in ('pastor_messages_total{channel="telegram",status="reference"} 1.0',
+                 'pastor_messages_total{channel="telegram",status="no_evidence"} 1.0',
+                 'pastor_messages_total{channel="whatsapp",status="crisis"} 1.0',
+                 'pastor_no_evidence_total 1.0', 'pastor_crisis_total{level="imminent"} 1.0',
+                 'pastor_llm_calls_total{provider="ollama",purpose="answer"} 1.0',
+                 'pastor_llm_tokens_total{kind="input",provider="ollama"} 42.0',
+                 'pastor_llm_tokens_total{kind="output",provider="ollama"} 7.0',
+                 'pastor_cache_total{cache="resultados",result="miss"}'):
+        assert line in text, line
+    assert "pastor_retrieval_seconds_count 2.0" in text and "pastor_llm_seconds_count" in text
+    assert "pastor_verses_returned_total" in text
+
+
+async def test_readyz_reports_each_check(aiohttp_client_factory):
+    client = await aiohttp_client_factory(build_server(lambda: {"index": True, "database": False}))
+    response = await client.get("/readyz")
+    assert response.status == 503 and (await response.json())["checks"] == {"index": True, "database": False}
+    assert (await client.get("/healthz")).status == 200
+
+
+async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_server, tmp_path):
+    async with httpx.AsyncClient() as http:
+        def app_with(url):
+            pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"))
+            return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
+                                   started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]))
+        up = await status_text(app_with(llm_server.url))
+        down = await status_text(app_with("http://127.0.0.1:9"))
+    assert "índice: pronto" in up and "versículos indexados: 14" in up
+    assert "modelo de linguagem: ollama · qwen2.5:1.5b · respondeu agora" in up
+    assert "NÃO respondeu (falha de rede)" in down
+    assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
+
+
+async def test_retention_job_purges_old_conversations(tmp_path):
+    now = [10_000_000.0]
+    memory = Memory.open(tmp_path / "m.db")
+    memory.clock = lambda: now[0]
+    memory.add_exchange("a", "antiga", "antiga", "r", "answered")
+    now[0] += 31 * 86400
+    memory.add_exchange("a", "recente", "recente", "r", "answered")
+    stop = asyncio.Event()
+    job = asyncio.create_task(retention_job(memory, 30, stop, every=0.05))
+    await asyncio.sleep(0.2)
+    stop.set()
+    await job
+    assert [t.text for t in memory.window("a")] == ["recente", "r"]
