@@ -21,7 +21,7 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY retrieval ./retrieval
 COPY corpus ./corpus
-RUN pip install .
+RUN pip install '.[qdrant]'
 COPY docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 
 RUN useradd --create-home --uid 10001 pastor \

@@ -65,6 +65,12 @@ def build_lock(index_dir: Path):
 
 
 def open_store(config: IndexConfig) -> VectorStore:
+    """The configured store: Qdrant when QDRANT_URL is set, else Chroma (embedded or server)."""
+    if config.qdrant_url:
+        from retrieval.qdrant_store import QdrantStore, qdrant_client
+
+        return QdrantStore(qdrant_client(config.qdrant_url, config.index_dir / "qdrant"), COLLECTION,
+                           config.store_location)
     client = chroma_client(path=config.chroma_dir, url=config.chroma_url)
     return ChromaStore(client, COLLECTION, config.store_location)
 
@@ -116,7 +122,7 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
             embedder=identity,
             chunking={"window": config.window, "neighbour_weight": config.neighbour_weight},
             lexical={"stemmer": config.stemmer, "documents": len(bible)},
-            store={"kind": "chroma", "location": config.store_location, "collection": COLLECTION,
+            store={"kind": config.store_kind, "location": config.store_location, "collection": COLLECTION,
                    "vectors": store.count(), "hnsw": HNSW},
             built_at=time.time(),
             build_seconds=round(time.perf_counter() - started, 2),
@@ -166,6 +172,8 @@ def _vector_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str) 
         reasons.append("o repositório de vetores mudou")
     if old.store.get("hnsw") != HNSW:
         reasons.append("os parâmetros HNSW mudaram")
+    if config.qdrant_url and old.lexical.get("stemmer") != config.stemmer:
+        reasons.append("o stemmer dos vetores esparsos mudou")
     return reasons
 
 
@@ -191,9 +199,11 @@ def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store:
         cache.save()
 
     prints_path = config.index_dir / "vectors.json"
+    hybrid = getattr(store, "hybrid", False)
+    slug = f"{identity.slug}|{config.stemmer}" if hybrid else identity.slug  # sparse vectors follow the stemmer
     new_prints = dict(zip(
         (documents.verse_uuid(bible.name, *v.key) for v in bible.verses),
-        documents.fingerprints(bible, config.window, config.neighbour_weight, identity.slug)))
+        documents.fingerprints(bible, config.window, config.neighbour_weight, slug)))
     old_prints = _read_prints(prints_path)
     if store.identity() != identity.as_dict() or set(old_prints) != store.all_ids():
         log(f"vetores: coleção recriada para {identity.slug}")
@@ -205,14 +215,35 @@ def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store:
     removed = [uid for uid in old_prints if uid not in new_prints]
     if removed:
         store.delete(removed)
+    sparse = _SparseDocuments(bible, config.stemmer) if hybrid else None
     for start in range(0, len(changed), 4000):
         chunk = changed[start:start + 4000]
         positions = [position[uid] for uid in chunk]
         vectors = documents.window_vectors(bible, positions, cache, config.window, config.neighbour_weight)
-        store.upsert(chunk, vectors, [documents.metadata(bible, p) for p in positions])
+        metadatas = [documents.metadata(bible, p) for p in positions]
+        if sparse is None:
+            store.upsert(chunk, vectors, metadatas)
+        else:
+            store.upsert(chunk, vectors, metadatas, sparse=[sparse.vector(p) for p in positions])
         log(f"vetores: {start + len(chunk)}/{len(changed)} gravados")
     write_json_atomic(prints_path, new_prints)
     report.vectors_upserted, report.vectors_deleted = len(changed), len(removed)
+
+
+class _SparseDocuments:
+    """BM25 sparse vectors of the isolated verses, for stores that fuse server-side."""
+
+    def __init__(self, bible: Bible, stemmer: str):
+        from retrieval import sparse
+
+        self._sparse = sparse
+        analyze = analyzer(stemmer)
+        self.bible = bible
+        self.stems = [analyze(v.text) for v in bible.verses]
+        self.average = sum(len(s) for s in self.stems) / max(len(self.stems), 1)
+
+    def vector(self, position: int) -> tuple[list[int], list[float]]:
+        return self._sparse.document_vector(self.stems[position], self.average)
 
 
 def _read_prints(path: Path) -> dict[str, str]:

@@ -19,6 +19,7 @@ class IndexConfig:
     embedding_backend: str = "use-m3"
     embedding_model: str = ""
     chroma_url: str = ""
+    qdrant_url: str = ""  # http(s)://host:6333, or "local" for qdrant-client's embedded mode in the data dir
     window: int = DEFAULT_WINDOW
     neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
     stemmer: str = DEFAULT_STEMMER
@@ -28,7 +29,7 @@ class IndexConfig:
     def from_settings(cls, settings, **overrides) -> IndexConfig:
         values = dict(corpus_path=Path(settings.corpus_path), data_dir=Path(settings.data_dir),
                       embedding_backend=settings.embedding_backend, embedding_model=settings.embedding_model,
-                      chroma_url=settings.chroma_url,
+                      chroma_url=settings.chroma_url, qdrant_url=settings.qdrant_url,
                       topics_path=Path(settings.topics_path) if settings.topics_path else None)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -50,7 +51,13 @@ class IndexConfig:
         return self.index_dir / "chroma"
 
     @property
+    def store_kind(self) -> str:
+        return "qdrant" if self.qdrant_url else "chroma"
+
+    @property
     def store_location(self) -> str:
+        if self.qdrant_url:
+            return str(self.index_dir / "qdrant") if self.qdrant_url == "local" else self.qdrant_url
         return self.chroma_url or str(self.chroma_dir)
 
     def embedder_key(self) -> dict:

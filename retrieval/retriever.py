@@ -110,10 +110,14 @@ class Retriever:
         else:
             topical = self._topical(plan, mask)
         p = self.params
-        fused = rrf({"lexical": lexical, "dense": dense, "topical": topical},
-                    {"lexical": p.lexical_weight, "dense": p.dense_weight, "topical": p.topical_weight})
-        ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)}
-                 for name, ranked in (("lexical", lexical), ("dense", dense), ("topical", topical))}
+        if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
+            channels = {"hybrid": self._server_fused(plan), "topical": topical}
+            weights = {"hybrid": p.lexical_weight + p.dense_weight, "topical": p.topical_weight}
+        else:
+            channels = {"lexical": lexical, "dense": dense, "topical": topical}
+            weights = {"lexical": p.lexical_weight, "dense": p.dense_weight, "topical": p.topical_weight}
+        fused = rrf(channels, weights)
+        ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         hits = self._select(fused, ranks, similarity, k)
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals)
 
@@ -146,6 +150,25 @@ class Retriever:
         ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
         similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
         return ranked, similarity
+
+    def _server_fused(self, plan: QueryPlan) -> list[int]:
+        """Dense plus sparse BM25, fused by the store: the question's stems, then equivalents and concepts."""
+        from retrieval import sparse
+
+        stem = self.lexical.analyzer.stemmer
+        weights: dict[str, float] = {}
+        for concept_word in plan.expansion.split() if plan.concepts else ():
+            weights[stem(concept_word)] = self.params.expansion_weight
+        for word, *alternatives in plan.alternatives:
+            if word in STOPWORDS or len(word) < 2:
+                continue
+            for alternative in alternatives:
+                weights[stem(alternative)] = max(weights.get(stem(alternative), 0), self.params.equivalents_weight)
+            weights[stem(word)] = 1.0
+        vector = self.embed_query(plan.search_text)
+        matches = self.store.query_hybrid(vector, sparse.query_vector(weights), self.params.candidates,
+                                          plan.scope.where() if plan.scope else None)
+        return [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
 
     def _topical(self, plan: QueryPlan, mask) -> list[int]:
         if self.topics is None or not plan.concepts:

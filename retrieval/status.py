@@ -40,7 +40,7 @@ class IndexStatus:
             f"atribuição: {self.attribution or '?'}",
             f"versículos indexados: {self.verses} · documentos BM25: {self.bm25_documents} · vetores: {self.vectors}",
             f"embedder: {embedder.get('backend', '?')} ({embedder.get('model', '?')}, {embedder.get('dimension', '?')} dim.)",
-            f"repositório de vetores: Chroma em {self.store}",
+            f"repositório de vetores: {self.store}",
             f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
             f"tópicos: {self.topics or '?'}",
             f"piso de evidência: {self.evidence_floor or '?'}",
@@ -53,7 +53,8 @@ class IndexStatus:
 
 def index_status(config: IndexConfig, retriever=None, errors: list[str] | None = None) -> IndexStatus:
     """What the index holds and what is wrong with it; never raises."""
-    status = IndexStatus(ready=retriever is not None, store=config.store_location, errors=list(errors or []))
+    store = f"{'Qdrant' if config.qdrant_url else 'Chroma'} em {config.store_location}"
+    status = IndexStatus(ready=retriever is not None, store=store, errors=list(errors or []))
     try:
         manifest = retriever.manifest if retriever else read_manifest(config.manifest_path)
     except IndexCorrupt as error:
@@ -73,7 +74,7 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
         status.bm25_documents = retriever.lexical.documents
         status.vectors = retriever.store.count()
         status.embedder = retriever.embedder.identity.as_dict()
-        status.store = retriever.store.location
+        status.store = f"{'Qdrant' if config.qdrant_url else 'Chroma'} em {retriever.store.location}"
         if retriever.topics is not None:
             status.topics = f"{ATTRIBUTION} ({len(retriever.topics.topics)} tópicos de {retriever.topics.path})"
         else:

@@ -118,6 +118,7 @@ def minilm_path() -> str:
 
 # ---- loopback stand-ins for the LLM providers (their real wire formats) -------------
 import asyncio as _asyncio  # noqa: E402
+import time  # noqa: E402
 import json as _json  # noqa: E402
 
 from aiohttp import web as _web  # noqa: E402
@@ -302,9 +303,10 @@ class FakeBotAPI:
 
     def __init__(self):
         self.calls: list[tuple[str, dict]] = []
+        self.call_times: list[float] = []  # monotonic time of each call, for latency measurements
         self.failures: dict[str, list[dict]] = {}
         self._updates: list[dict] = []
-        self._next_update = 1000
+        self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
         self._arrived = _asyncio.Event()
         self.url = ""
@@ -378,6 +380,7 @@ class FakeBotAPI:
         if request.content_type == "application/json":
             params = await request.json()
         self.calls.append((method, params))
+        self.call_times.append(_asyncio.get_running_loop().time())
         failures = self.failures.get(method)
         if failures:
             failure = failures.pop(0)

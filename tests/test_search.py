@@ -50,15 +50,17 @@ def chroma_server(tmp_path_factory):
     process.wait(timeout=20)
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=["embedded", "server", "qdrant"])
 def retriever(request, mini_config, use_embedder):
     config = mini_config
     if request.param == "server":
         url = request.getfixturevalue("chroma_server")
         config = type(mini_config)(**{**mini_config.__dict__, "chroma_url": url})
+    if request.param == "qdrant":  # qdrant-client's local mode: dense + sparse BM25, fused by the store
+        config = type(mini_config)(**{**mini_config.__dict__, "qdrant_url": "local"})
     build_index(config, embedder=use_embedder)
     retriever = open_retriever(config, embedder=use_embedder)
-    assert retriever.store.location == (config.chroma_url or str(config.chroma_dir))
+    assert retriever.store.location == config.store_location
     yield retriever
     if request.param == "server":  # leave the shared server empty for the next test
         retriever.store._client.delete_collection("verses")
@@ -70,7 +72,7 @@ def test_hybrid_search_finds_by_words_and_by_meaning(retriever):
     assert result.hits[0].id == "MAT.5.2"
     hit = result.hits[0]
     assert hit.reference == "Mateus 5:2" and hit.text.startswith("Amai os vossos inimigos")
-    assert set(hit.ranks) <= {"lexical", "dense"} and hit.ranks
+    assert set(hit.ranks) <= {"lexical", "dense", "hybrid"} and hit.ranks
     assert hit.score > result.hits[1].score
     lazy = retriever.search("a formiga e o preguiçoso", k=2)
     assert lazy.hits[0].id == "PRO.6.1"
