@@ -41,7 +41,7 @@ NAMES: dict[str, str] = {
     "ZEC": "zacarias zac zc",
     "MAL": "malaquias mal ml",
     "MAT": "mateus mat mt",
-    "MRK": "marcos mc mrc marc",
+    "MRK": "marcos mc mrc marc mar mr",
     "LUK": "lucas luc lc",
     "JHN": "joao jo joa",
     "ACT": "atos at actos act|atos dos apostolos|actos dos apostolos",
@@ -55,7 +55,7 @@ NAMES: dict[str, str] = {
     "HEB": "hebreus heb hb",
     "JAS": "tiago tg tia",
     "JUD": "judas jud jd",
-    "REV": "apocalipse apoc apc ap revelacao",
+    "REV": "apocalipse apoc apc ap revelacao|apocalipse de joao|apocalipse de sao joao",
 }
 
 # Numbered books: the name after the ordinal, and the code for each ordinal.
@@ -72,7 +72,7 @@ NUMBERED: dict[str, tuple[str, tuple[str, ...]]] = {
 
 # Forms that are also everyday words: they count as a book only when followed by
 # chapter *and* verse ("Os 2:19", never "os 3 filhos").
-AMBIGUOUS = frozenset("os na ex ap sal mal tia col am at deu nu ge par rei re revelacao".split())
+AMBIGUOUS = frozenset("os na ex ap sal mal tia col am at deu nu ge par rei re revelacao mar mr".split())
 # Chat shorthand ("mt" = muito, "pr" = pastor): a book when capitalised ("Mt 5") or with a verse.
 SHORTHAND = frozenset("mt pr job".split())
 
@@ -83,7 +83,7 @@ ORDINALS: dict[str, int] = {
 
 # Words that may introduce a book name: "livro de", "carta aos", "Evangelho segundo São".
 INTRO_WORDS = frozenset("livro carta epistola evangelho profeta profecia sao".split())
-CONNECTOR_WORDS = frozenset("de do da dos das aos as a ao o segundo sao s paulo apostolo".split())
+CONNECTOR_WORDS = frozenset("de do da dos das aos as a ao o segundo sao s paulo apostolo profeta".split())
 MAX_CONNECTORS = 4
 
 

@@ -173,14 +173,14 @@ class _Parser:
             ordinal, i = names.ORDINALS[self.values[i]], i + 1
         if self.word(i) in names.INTRO_WORDS:
             j = i + 1
-            while self.word(j) in names.CONNECTOR_WORDS and j - i <= names.MAX_CONNECTORS:
+            while (self.word(j) in names.CONNECTOR_WORDS or self.kind(j) == ".") and j - i <= names.MAX_CONNECTORS + 1:
                 j += 1
             found = self._name_at(j, ordinal)
             if found:
                 return found
         elif ordinal is not None:  # "Primeira aos Coríntios", "1ª de Pedro"
             j = i
-            while self.word(j) in names.CONNECTOR_WORDS and j - i < names.MAX_CONNECTORS:
+            while (self.word(j) in names.CONNECTOR_WORDS or self.kind(j) == ".") and j - i < names.MAX_CONNECTORS + 1:
                 j += 1
             return self._name_at(j, ordinal)
         return self._name_at(i, ordinal)

@@ -84,6 +84,10 @@ FORMS = [
     ("carta aos Romanos 12:2", ["ROM.12.2"]), ("Carta de Paulo aos Filipenses 4:13", ["PHP.4.13"]),
     ("Epístola aos Hebreus 11:1", ["HEB.11.1"]), ("livro de Jó 1:21", ["JOB.1.21"]),
     ("livro dos Salmos 91", ["PSA.91"]), ("profeta Isaías 53:5", ["ISA.53.5"]),
+    ("Livro do Profeta Isaías 40:31", ["ISA.40.31"]), ("Apocalipse de João 3:20", ["REV.3.20"]),
+    ("2ª Epístola de S. Pedro 3:9", ["2PE.3.9"]), ("Mar 10:27", ["MRK.10.27"]), ("Mr 10:27", ["MRK.10.27"]),
+    ("Actos 2:38", ["ACT.2.38"]), ("Génesis 1:1", ["GEN.1.1"]), ("Filémon 1:6", ["PHM.1.6"]),
+    ("1 Paralipômenos 16:11", ["1CH.16.11"]), ("Coélet 3:1", ["ECC.3.1"]), ("Abdias 1:15", ["OBA.1.15"]),
     # separators, ranges, chapters, lists
     ("Jo 3.16", ["JHN.3.16"]), ("Jo 3,16", ["JHN.3.16"]), ("Jo 3 : 16", ["JHN.3.16"]),
     ("Sl 23:1-3", ["PSA.23.1-PSA.23.3"]), ("Sl 23:1–3", ["PSA.23.1-PSA.23.3"]),
@@ -128,6 +132,8 @@ NOT_REFERENCES = [
     "tenho 30 anos e 2 filhos",
     "perdi minha mãe em 2023",
     "Marcos e Lucas são meus filhos",
+    "fui ao mar 3 vezes este ano",
+    "o livro Eclesiástico 3:1 não está no cânon protestante",
 ]
 
 
