@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,9 @@ from bot.pastor import Pastor, PastorConfig
 from bot.settings import Settings
 from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.conftest import start_loopback  # noqa: E402  (the loopback helper the tests use)
 
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
 
@@ -43,11 +47,7 @@ async def ollama_stand_in(request: web.Request) -> web.StreamResponse:
 async def main() -> None:
     app = web.Application()
     app.router.add_post("/api/chat", ollama_stand_in)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    runner, url = await start_loopback(app)
     retriever = open_retriever(IndexConfig.from_settings(Settings()))
     questions = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [q.get("q") or " ".join(q["turns"]) for q in questions]

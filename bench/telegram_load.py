@@ -30,7 +30,7 @@ from bot.pastor import Pastor, PastorConfig  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from retrieval.config import IndexConfig  # noqa: E402
 from retrieval.startup import open_retriever  # noqa: E402
-from tests.conftest import FakeBotAPI  # noqa: E402
+from tests.conftest import FakeBotAPI, start_loopback  # noqa: E402
 
 CHATS, MESSAGES, LLM_SECONDS = 200, 5, 1.0
 
@@ -64,11 +64,7 @@ class NoFloodLimit:
 async def run(flood_limiter) -> None:
     llm_app = web.Application()
     llm_app.router.add_post("/api/chat", slow_ollama)
-    runner = web.AppRunner(llm_app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    llm_url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    runner, llm_url = await start_loopback(llm_app)
     api = FakeBotAPI()
     await api.start()
     retriever = open_retriever(IndexConfig.from_settings(Settings()))

@@ -124,6 +124,15 @@ import json as _json  # noqa: E402
 from aiohttp import web as _web  # noqa: E402
 
 
+async def start_loopback(app: _web.Application) -> tuple[_web.AppRunner, str]:
+    """Serve an aiohttp Application on a free loopback port; returns its runner and base URL."""
+    runner = _web.AppRunner(app)
+    await runner.setup()
+    site = _web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+
+
 class FakeLLMServer:
     """One aiohttp server speaking Ollama (/api/chat), OpenAI (/v1/chat/completions) and
     Anthropic (/v1/messages) streaming protocols. Each request takes the next scripted
@@ -151,12 +160,7 @@ class FakeLLMServer:
         app.router.add_post("/v1/messages", self._anthropic)
         for path in ("/api/tags", "/v1/models"):
             app.router.add_get(path, _probe)
-        self._runner = _web.AppRunner(app)
-        await self._runner.setup()
-        site = _web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
+        self._runner, self.url = await start_loopback(app)
         return self.url
 
     async def stop(self) -> None:
@@ -314,11 +318,7 @@ class FakeBotAPI:
     async def start(self) -> str:
         app = _web.Application()
         app.router.add_post("/bot{token}/{method}", self._handle)
-        self._runner = _web.AppRunner(app)
-        await self._runner.setup()
-        site = _web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+        self._runner, self.url = await start_loopback(app)
         return self.url
 
     async def stop(self) -> None:
@@ -451,11 +451,7 @@ class FakeGraphAPI:
     async def start(self) -> str:
         app = _web.Application()
         app.router.add_post("/{phone_id}/messages", self._messages)
-        self._runner = _web.AppRunner(app)
-        await self._runner.setup()
-        site = _web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+        self._runner, self.url = await start_loopback(app)
         return self.url
 
     async def stop(self) -> None:

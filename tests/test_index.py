@@ -170,3 +170,18 @@ def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedd
     vectors = use_embedder.embed(["não temas", "amai os inimigos"])
     assert vectors.shape == (2, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert use_embedder._model.threads == available_cores()
+
+
+def test_configured_topics_that_cannot_be_read_stop_the_start(mini_config, use_embedder, tmp_path):
+    build_index(mini_config, embedder=use_embedder)
+    broken = type(mini_config)(**{**mini_config.__dict__, "topics_path": tmp_path / "sem-topicos.tsv"})
+    with pytest.raises(IndexNotReady, match="TOPICS_PATH"):
+        open_retriever(broken, embedder=use_embedder)
+
+
+def test_unreachable_chroma_server_is_an_error(mini_config):
+    from retrieval.store import StoreError
+
+    unreachable = type(mini_config)(**{**mini_config.__dict__, "chroma_url": "http://127.0.0.1:9"})
+    with pytest.raises(StoreError, match="127.0.0.1:9"):
+        open_store(unreachable)
