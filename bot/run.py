@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 
 from aiohttp import web
 
@@ -81,8 +82,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
-        for line in started:
-            log.info("iniciado: %s", line)
+        print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,
+              flush=True)
         await retention_job(app.memory, settings.retention_days, stop)
     finally:
         if telegram:
