@@ -78,6 +78,12 @@ obediencia | obedec*, obedien*, desobedi*, rebeld* | obedecei, obediencia, manda
 servir | servir, servo, servico ao proximo, voluntari* | servir, servo, servos, servi, servindo | serving others; being a servant; serving god
 evangelismo | evangeliz*, pregar, testemunh*, missao, missoes, falar de jesus | pregai, evangelho, testemunhas, ide, anunciai | evangelism; giving testimony
 mente | pensament*, mente, cabeca cheia, ansiedade mental | pensamentos, mente, renovacao, entendimento, pensai | thoughts and the mind; renewing your mind; positive thinking
+vinganca | vingar*, vinganca, vingativ*, revanche, dar o troco, pagar na mesma moeda | vinganca, vingar, retribuir, paga, ira, mal | revenge; vengeance; forgiven those who hurt you
+roubo | roub*, furt*, roubei, peguei o que nao era meu, desvi* dinheiro | furtaras, roubar, ladrao, restituir, honesto | stealing; honesty
+idolatria | idolatria, idolo*, imagens de escultura, outros deuses | idolos, imagem, escultura, deuses, adorar | idolatry; idol worship
+dor | dor, dores cronicas, sofrendo de dor, muita dor | dor, dores, aflicao, cura, consolo | pain; pain and hurt; suffering
+cuidar dos pais | cuidar da minha mae, cuidar do meu pai, pais idosos, cuidar dos meus pais | honra, pai, mae, velhice, cuidado | caring for aging parents; caring for elderly parents; honoring parents
+mudanca de vida | mudar de vida, seguir em frente, recomecar, nova fase, mudanca de cidade | novo, nova, esquecendo, prossigo, alvo | moving forward; moving on; new beginnings; change
 pais | obedecer meus pais, honrar pai, respeitar meus pais, pai e mae, meus pais | honra, pai, mae, obedecei | honoring parents; respecting your parents; children obeying their parents
 """
 
