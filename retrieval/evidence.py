@@ -40,6 +40,12 @@ class EvidenceSignals:
         """One verse holds at least three and most of the question's words."""
         return self.lexical_best >= 3 and self.lexical_best >= 0.7 * self.lexical_terms
 
+    @property
+    def looks_like_a_quote(self) -> bool:
+        """Stricter than quote_like: one verse holds four or more of the words, or every one of three."""
+        return (self.lexical_best >= 4 and self.quote_like) or \
+            (self.lexical_best >= 3 and self.lexical_best == self.lexical_terms)
+
     def as_dict(self) -> dict:
         return asdict(self)
 

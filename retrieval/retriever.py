@@ -104,7 +104,7 @@ class Retriever:
         signals = self._signals(plan, lexical_best, similarity, dense)
         if not self.floor.has_evidence(signals):
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
-        if plan.quoted or (signals.lexical_best >= 4 and signals.quote_like):  # looking for one verse
+        if plan.quoted or signals.looks_like_a_quote:  # looking for one verse
             lexical = self._by_coordination(plan, self._lexical(plan, mask, expand_concepts=False)[0])
             topical = []
         else:
