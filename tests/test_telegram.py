@@ -60,6 +60,22 @@ async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
         await channel.stop()
 
 
+async def test_start_and_nova(make_channel, bot_api, tmp_path):
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(514, "a formiga e o preguiçoso"))
+        await bot_api.wait_for(2, chat_id=514)
+        bot_api.push(bot_api.message(514, "/nova"))
+        bot_api.push(bot_api.message(514, "/start"))
+        replies = await bot_api.wait_for(4, chat_id=514)
+        assert replies[2]["text"] == messages.NEW_CONVERSATION
+        assert "Bíblia de teste" in replies[3]["text"] and "/apagar" in replies[3]["text"]
+        assert channel.memory.window("514") == []
+        assert channel.memory.last_sources("514")[1]  # /nova forgets the window, not the sources
+    finally:
+        await channel.stop()
+
+
 async def test_no_sources_message_without_sources(make_channel, bot_api):
     channel = await started(make_channel())
     try:
