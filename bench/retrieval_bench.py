@@ -24,7 +24,8 @@ import json, resource, sys, time
 from pathlib import Path
 from retrieval.config import IndexConfig
 mode, corpus, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-config = IndexConfig(corpus_path=corpus, data_dir=data)
+topics = Path(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
+config = IndexConfig(corpus_path=corpus, data_dir=data, topics_path=topics)
 out = {}
 if mode == "build":
     from retrieval.builder import build_index
@@ -65,8 +66,8 @@ print(json.dumps(out))
 """
 
 
-def child(mode: str, corpus: Path, data: Path, dev: Path) -> dict:
-    result = subprocess.run([sys.executable, "-c", CHILD, mode, str(corpus), str(data), str(dev)],
+def child(mode: str, corpus: Path, data: Path, dev: Path, topics: Path | None = None) -> dict:
+    result = subprocess.run([sys.executable, "-c", CHILD, mode, str(corpus), str(data), str(dev), str(topics or "")],
                             capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -78,6 +79,8 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/pastor-bench"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-build", action="store_true", help="only restart and search an existing index")
+    parser.add_argument("--topics", type=Path, default=ROOT.parent / "shared" / "data" / "openbible-topic-votes.tsv",
+                        help="OpenBible topic votes (the topical channel, the needs' topics and the tone labels)")
     args = parser.parse_args()
 
     builds, restarts = [], []
@@ -85,7 +88,7 @@ def main() -> None:
         shutil.rmtree(args.data_dir, ignore_errors=True)
         builds.append(child("build", args.corpus, args.data_dir, args.dev))
     for _ in range(args.runs):
-        restarts.append(child("serve", args.corpus, args.data_dir, args.dev))
+        restarts.append(child("serve", args.corpus, args.data_dir, args.dev, args.topics))
     assert all(r["skipped"] for r in restarts), "a restart with nothing changed must skip the build"
 
     def med(rows, key):

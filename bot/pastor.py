@@ -14,11 +14,10 @@ from bot.llm.base import LLMError, LLMProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.prompts import answer_messages
-from bot.reply import (ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply,
-                       Source)
+from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety import DANGER, IMMINENT, Screening, screen
 from corpus.canon import BY_CODE
-from corpus.references import Reference
+from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult
 from retrieval.retriever import Retriever, label
 from retrieval.scope import detect_scope
@@ -125,8 +124,8 @@ class Pastor:
         self.timings["validation"] = time.perf_counter() - t
         if screening.medical and not screening.crisis:
             prefix = texts.MEDICAL
-        return Reply(self._join(prefix, checked.text), status, sources, checked.kept, checked.removed, True,
-                     screening.level, query)
+        return Reply(self._join(prefix, checked.text), status, self._used_first(sources, checked.kept), checked.kept,
+                     checked.removed, True, screening.level, query)
 
     async def _complete(self, messages, purpose: str, max_tokens: int | None = None, temperature: float = 0.3):
         """One LLM call, timed and counted."""
@@ -178,6 +177,13 @@ class Pastor:
                     seen.add(verse.id)
                     out.append(Source(verse.id, label(verse), verse.text))
         return out[:limit]
+
+    def _used_first(self, sources: list[Source], citations: list[str]) -> list[Source]:
+        """The sources the answer cites first, in the order it cites them; the others after, in rank order."""
+        bible = self.retriever.bible
+        cited = [v.id for label_ in citations for ref in find_references(label_) for v in verses_of(ref, bible)]
+        order = {verse_id: i for i, verse_id in enumerate(dict.fromkeys(cited))}
+        return sorted(sources, key=lambda s: order.get(s.id, len(order)))
 
     def _extractive(self, result: SearchResult) -> tuple[str, list[str]]:
         """The `none` provider: the best passages themselves with a short framing, no generation."""

@@ -108,7 +108,7 @@ def cmd_eval(args) -> int:
 
     retriever = ready_retriever(_config(args), build=not args.no_build)
     for path in args.paths:
-        print("\n".join(run(retriever, path, baselines=not args.no_baselines)))
+        print("\n".join(run(retriever, path, baselines=not args.no_baselines, grades=args.grades)))
     return 0
 
 
@@ -140,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     evaluation = sub.add_parser("eval", help="métricas num arquivo no formato de dev.jsonl")
     evaluation.add_argument("paths", nargs="+", type=Path)
     evaluation.add_argument("--no-baselines", action="store_true")
+    evaluation.add_argument("--grades", type=Path, action="append", default=[],
+                            help="notas a mais para as situações (JSONL com id e grades), ex.: bench/situation-grades.jsonl")
     evaluation.add_argument("--no-build", action="store_true")
     topics = sub.add_parser("fetch-topics", help="baixa os dados de tópicos do OpenBible.info (CC BY)")
     topics.add_argument("--url")

@@ -60,6 +60,58 @@ class Report:
         return out
 
 
+def passage_grades(hits, grades: dict[str, int], n: int = 3) -> list[int | None]:
+    """Grades of the first ``n`` passages: the first verse's grade, or -1 if any verse in it is -1."""
+    out: list[int | None] = []
+    for hit in hits[:n]:
+        ids = hit.ids
+        if any(grades.get(i) == -1 for i in ids):
+            out.append(-1)
+        else:
+            out.append(grades.get(ids[0]))
+    return out
+
+
+@dataclass
+class SituationReport:
+    """Pastoral aptness over life situations (shared/eval/README.md): apt@3, first-apt, harm@3, no_evidence."""
+
+    apt: list[float] = field(default_factory=list)
+    first: list[float] = field(default_factory=list)
+    harm: list[float] = field(default_factory=list)
+    turned_away: list[str] = field(default_factory=list)
+    unjudged: list[tuple[str, str]] = field(default_factory=list)  # (situation id, verse id) shown but not graded
+
+    def add(self, item: dict, result) -> None:
+        if result.status == "no_evidence" or not result.hits:
+            self.turned_away.append(item.get("id", item["q"]))
+            self.apt.append(0.0)
+            self.first.append(0.0)
+            self.harm.append(0.0)
+            return
+        grades = item["grades"]
+        top = passage_grades(result.hits, grades)
+        self.apt.append(sum(1 for g in top if g == 2) / 3)
+        self.first.append(float(top[0] == 2))
+        self.harm.append(float(-1 in top))
+        self.unjudged += [(item.get("id", ""), h.id) for h, g in zip(result.hits[:3], top) if g is None]
+
+    def lines(self) -> list[str]:
+        n = len(self.apt)
+        line = (f"  {'situações':<18} apt@3 {np.mean(self.apt):.2f}  first-apt {np.mean(self.first):.2f}  "
+                f"harm@3 {np.mean(self.harm):.2f}  no_evidence {len(self.turned_away)} de {n}  "
+                f"(sem nota entre os 3 primeiros: {len(self.unjudged)})")
+        return [line]
+
+
+def evaluate_situations(retriever: Retriever, items: list[dict], ranker=None) -> SituationReport:
+    report = SituationReport()
+    for item in items:
+        if item.get("kind") == "situation":
+            report.add(item, ranker(item["q"]) if ranker else retriever.search(item["q"], k=10))
+    return report
+
+
 def evaluate(retriever: Retriever, items: list[dict]) -> Report:
     """The system as configured, through `Retriever.search` (its own scope detection and floor)."""
     report = Report()
@@ -125,12 +177,27 @@ def _top(scores: np.ndarray, n: int = 100) -> list[int]:
     return [int(p) for p in top[np.argsort(-scores[top])] if scores[p] > 0]
 
 
-def run(retriever: Retriever, path: Path, baselines: bool = True) -> list[str]:
+def merge_grades(items: list[dict], extra: list[dict]) -> list[dict]:
+    """Situation items with grades added from ``extra`` (same ids; the shared grades win on conflict)."""
+    added: dict[str, dict] = {}
+    for entry in extra:
+        added.setdefault(entry["id"], {}).update(entry["grades"])
+    return [{**item, "grades": {**added.get(item.get("id"), {}), **item["grades"]}} if "grades" in item else item
+            for item in items]
+
+
+def run(retriever: Retriever, path: Path, baselines: bool = True, grades: list[Path] = ()) -> list[str]:
     """The printed report: the system, then the stock baselines on the same ranked items."""
-    items = load_items(path)
+    items = merge_grades(load_items(path), [e for g in grades for e in load_items(g)])
     lines = [f"arquivo: {path} ({len(items)} itens)", "sistema (Pastor Online):"]
-    lines += evaluate(retriever, items).lines()
-    if baselines:
+    if any(item.get("kind") == "situation" for item in items):
+        report = evaluate_situations(retriever, items)
+        lines += report.lines()
+        lines += [f"    sem nota: {sid} {vid}" for sid, vid in report.unjudged]
+        lines += [f"    recusada: {sid}" for sid in report.turned_away]
+    if any(item.get("kind") != "situation" for item in items):
+        lines += evaluate(retriever, items).lines()
+    if baselines and any(item.get("kind") in RANKED_KINDS for item in items):
         stock = StockBaselines(retriever)
         for name, ranker in (("bm25s puro (sem stemmer)", stock.bm25_plain), ("só denso", stock.dense),
                              ("RRF simples dos dois", stock.rrf)):

@@ -27,6 +27,7 @@ class Hit:
     similarity: float | None = None  # dense cosine similarity, when the dense channel saw it
     merged: tuple[Verse, ...] = ()  # adjacent verses that also matched, folded into this hit
     context: tuple[Verse, ...] = ()  # neighbours shown for context, not sources of their own
+    why: dict = field(default_factory=dict)  # why it ranked here: the need that brought it, or the guard
 
     @property
     def ids(self) -> list[str]:
@@ -34,8 +35,11 @@ class Hit:
         return [self.id, *(v.id for v in self.merged)]
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "reference": self.reference, "text": self.text, "score": round(self.score, 6),
-                "merged": [v.id for v in self.merged], "context": [v.id for v in self.context]}
+        out = {"id": self.id, "reference": self.reference, "text": self.text, "score": round(self.score, 6),
+               "merged": [v.id for v in self.merged], "context": [v.id for v in self.context]}
+        if self.ranks or self.why:
+            out["why"] = {"ranks": dict(self.ranks), **self.why}
+        return out
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,22 @@ class SearchResult:
     scope: Scope | None = None
     missing: list[str] = field(default_factory=list)  # references that do not exist ("MAT.29.3")
     signals: EvidenceSignals | None = None  # why the evidence floor decided as it did
+    mode: str = ""  # "cuidado" (a life situation: ranked by need, guarded), "ensino" (asks for the teaching) or ""
+    situations: list[dict] = field(default_factory=list)  # recognised life situations, closest first
+    demoted: list[Hit] = field(default_factory=list)  # kept from the top by the harm guard, never offered
 
     def ranked_ids(self) -> list[str]:
         """Verse ids in rank order, merged neighbours right after their hit."""
         return [i for hit in self.hits for i in hit.ids]
 
     def as_dict(self) -> dict:
-        return {"q": self.query, "status": self.status,
-                "scope": self.scope.as_dict() if self.scope else None,
-                "hits": [h.as_dict() for h in self.hits]}
+        out = {"q": self.query, "status": self.status,
+               "scope": self.scope.as_dict() if self.scope else None,
+               "hits": [h.as_dict() for h in self.hits]}
+        if self.mode:
+            out["mode"] = self.mode
+        if self.situations:
+            out["situations"] = self.situations
+        if self.demoted:
+            out["demoted"] = [h.as_dict() for h in self.demoted]
+        return out

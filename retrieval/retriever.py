@@ -18,11 +18,13 @@ from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
+from retrieval.pastoral import NeedRanking, PastoralReader, asks_for_teaching
 from retrieval.query import QueryPlan, plan_query
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
 from retrieval.scope import Scope
 from retrieval.store import VectorStore
 from retrieval.thesaurus import Thesaurus
+from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
@@ -36,6 +38,8 @@ class RetrievalParams:
     topical_weight: float = 2.0
     expansion_weight: float = 0.6  # concepts' biblical vocabulary added to the lexical query
     equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
+    need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
+    care_words_weight: float = 0.5  # in care, the message's words only refine what the need brought
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
 
@@ -49,7 +53,8 @@ class Retriever:
 
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
                  manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
-                 floor: EvidenceFloor = EvidenceFloor(), thesaurus: Thesaurus | None = None):
+                 floor: EvidenceFloor = EvidenceFloor(), thesaurus: Thesaurus | None = None,
+                 pastoral: PastoralReader | None = None, tones: ToneLabels | None = None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
@@ -59,6 +64,8 @@ class Retriever:
         self.params = params
         self.floor = floor
         self.thesaurus = thesaurus or Thesaurus()
+        self.pastoral = pastoral
+        self.tones = tones
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -99,12 +106,19 @@ class Retriever:
         if not plan.text.strip():
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope)
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
+        vector = self.embed_query(plan.search_text)
+        teaching = asks_for_teaching(plan.text)
+        recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector)
+        situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score,
+                       "necessidades": list(r.situation.needs)} for r in recognised]
         lexical, lexical_best = self._lexical(plan, mask)
-        dense, similarity = self._dense(plan)
+        dense, similarity = self._dense(plan, vector)
         signals = self._signals(plan, lexical_best, similarity, dense)
-        if not self.floor.has_evidence(signals):
+        if not recognised and not self.floor.has_evidence(signals):  # a person's life situation is never turned away
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
-        if plan.quoted or signals.looks_like_a_quote:  # looking for one verse
+        quote = plan.quoted or signals.looks_like_a_quote
+        if quote:  # looking for one verse, not for care
+            recognised, situations = [], []
             lexical = self._by_coordination(plan, self._lexical(plan, mask, expand_concepts=False)[0])
             topical = []
         else:
@@ -116,10 +130,19 @@ class Retriever:
         else:
             channels = {"lexical": lexical, "dense": dense, "topical": topical}
             weights = {"lexical": p.lexical_weight, "dense": p.dense_weight, "topical": p.topical_weight}
+        need = None
+        if recognised:
+            need = self.pastoral.ranking(recognised, p.candidates)
+            weights = {name: w * p.care_words_weight for name, w in weights.items()}
+            channels["need"] = [q for q in need.positions if mask is None or mask[q]]
+            weights["need"] = p.need_weight
         fused = rrf(channels, weights)
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
-        hits = self._select(fused, ranks, similarity, k)
-        return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals)
+        guarded = not teaching and not quote and self.tones is not None
+        hits, demoted = self._select(fused, ranks, similarity, k, need, guarded)
+        mode = "ensino" if teaching else ("cuidado" if recognised else "")
+        return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
+                            mode=mode, situations=situations, demoted=demoted)
 
     def _lexical(self, plan: QueryPlan, mask, expand_concepts: bool = True) -> tuple[list[int], int]:
         scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
@@ -144,8 +167,7 @@ class Retriever:
                   if word not in STOPWORDS and len(word) > 1}
         return sum(1 for stems in groups.values() if stems & verse_terms)
 
-    def _dense(self, plan: QueryPlan) -> tuple[list[int], dict[int, float]]:
-        vector = self.embed_query(plan.search_text)
+    def _dense(self, plan: QueryPlan, vector: np.ndarray) -> tuple[list[int], dict[int, float]]:
         matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
         ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
         similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
@@ -186,10 +208,22 @@ class Retriever:
                                lexical_best=lexical_best, concepts=len(plan.concepts),
                                faith_words=faith_word_count(plan.text))
 
-    def _select(self, fused, ranks, similarity, k: int) -> list[Hit]:
-        """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot."""
+    def _select(self, fused, ranks, similarity, k: int, need: NeedRanking | None = None,
+                guarded: bool = False) -> tuple[list[Hit], list[Hit]]:
+        """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot.
+
+        With the harm guard on, a verse of a harsh tone (tone.py) that the pastoral map did not choose
+        is set aside: it neither takes a slot nor joins a passage.
+        """
         chosen: list[tuple[int, float, dict, list[int]]] = []
+        demoted: list[Hit] = []
         for position, score in fused:
+            harsh = self._harsh(position, need) if guarded else frozenset()
+            if harsh:
+                if len(demoted) < k:
+                    demoted.append(self._hit(position, score, self._ranks(ranks, position), similarity.get(position),
+                                             why={"guarda": sorted(harsh)}))
+                continue
             if self.params.merge_adjacent:
                 host = next((c for c in chosen if self._adjacent(c[0], c[3], position)), None)
                 if host is not None:
@@ -197,8 +231,24 @@ class Retriever:
                     continue
             if len(chosen) == k:
                 break
-            chosen.append((position, score, {n: r[position] for n, r in ranks.items() if position in r}, []))
-        return [self._hit(p, s, r, similarity.get(p), merged) for p, s, r, merged in chosen]
+            chosen.append((position, score, self._ranks(ranks, position), []))
+        hits = [self._hit(p, s, r, similarity.get(p), merged, self._why(p, need)) for p, s, r, merged in chosen]
+        return hits, demoted
+
+    @staticmethod
+    def _ranks(ranks: dict, position: int) -> dict:
+        return {n: r[position] for n, r in ranks.items() if position in r}
+
+    def _harsh(self, position: int, need: NeedRanking | None) -> frozenset[str]:
+        if need is not None and position in need.curated:
+            return frozenset()
+        return self.tones.of(position)
+
+    @staticmethod
+    def _why(position: int, need: NeedRanking | None) -> dict:
+        if need is None or position not in need.reasons:
+            return {}
+        return {"necessidade": need.reasons[position]}
 
     def _adjacent(self, position: int, merged: list[int], other: int) -> bool:
         span = [position, *merged]
@@ -208,7 +258,7 @@ class Retriever:
         return a.book == b.book and a.chapter == b.chapter
 
     def _hit(self, position: int, score: float, ranks: dict, similarity: float | None = None,
-             merged: list[int] | None = None) -> Hit:
+             merged: list[int] | None = None, why: dict | None = None) -> Hit:
         verse = self.bible.verses[position]
         merged_verses = tuple(self.bible.verses[p] for p in sorted(merged or ()))
         span = [position, *(merged or ())]
@@ -216,7 +266,8 @@ class Retriever:
                                                              max(span) + self.params.context + 1)
                         if 0 <= p < len(self.bible.verses) and p not in span
                         and self.bible.verses[p].book == verse.book and self.bible.verses[p].chapter == verse.chapter)
-        return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity, merged_verses, context)
+        return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity, merged_verses, context,
+                   why or {})
 
 
 def _top(scores: np.ndarray, n: int) -> list[int]:

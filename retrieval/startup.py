@@ -8,9 +8,11 @@ from retrieval.evidence import EvidenceFloor
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt, read_manifest
+from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.retriever import Retriever
 from retrieval.store import VectorStore
 from retrieval.thesaurus import Thesaurus
+from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex, TopicsError
 
 
@@ -52,12 +54,19 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if store.count() != len(bible):
         raise IndexNotReady(f"{store.count()} vetores em {store.location} para {len(bible)} versículos")
     thesaurus = Thesaurus()
+    try:
+        pastoral_map = PastoralMap.load()
+    except PastoralMapError as error:
+        raise IndexNotReady(f"mapa pastoral inválido: {error}") from error
     topics = None
     if config.topics_path is not None:
-        wanted = {t for c in thesaurus.concepts for t in c.topics}
+        wanted = {t for c in thesaurus.concepts for t in c.topics} | pastoral_map.topics
         try:
             topics = TopicIndex.load(config.topics_path, bible, wanted)
         except TopicsError as error:
             raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
     floor = EvidenceFloor.for_embedder(manifest.embedder)
-    return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor)
+    pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
+    tones = ToneLabels.build(bible, config.topics_path)
+    return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
+                     pastoral=pastoral, tones=tones)

@@ -24,6 +24,7 @@ class IndexStatus:
     built_at: str = ""
     build_seconds: float = 0.0
     topics: str = ""  # the topical prior in use, or why there is none
+    pastoral: str = ""  # the pastoral map in use: situations, needs, references missing from this corpus
     evidence_floor: str = ""
     caches: dict = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -43,6 +44,7 @@ class IndexStatus:
             f"repositório de vetores: {self.store}",
             f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
             f"tópicos: {self.topics or '?'}",
+            f"mapa pastoral: {self.pastoral or '?'}",
             f"piso de evidência: {self.evidence_floor or '?'}",
         ]
         for name, stats in self.caches.items():
@@ -79,6 +81,11 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
             status.topics = f"{ATTRIBUTION} ({len(retriever.topics.topics)} tópicos de {retriever.topics.path})"
         else:
             status.topics = "desativado (TOPICS_PATH vazio)"
+        if retriever.pastoral is not None:
+            reader = retriever.pastoral
+            missing = sum(len(n.references) - len(reader.need_passages[k]) for k, n in reader.map.needs.items())
+            status.pastoral = (f"{len(reader.map.situations)} situações, {len(reader.map.needs)} necessidades"
+                               + (f"; {missing} referências ausentes deste corpus" if missing else ""))
         status.evidence_floor = ("calibrado para este embedder" if retriever.floor.calibrated else
                                  "NÃO calibrado para este embedder: decide só pelas palavras da pergunta")
         status.caches = {"resultados": retriever.result_cache.stats(),

@@ -10,9 +10,9 @@ import pytest
 
 from retrieval.builder import build_index
 from retrieval.config import IndexConfig
-from retrieval.evaluation import evaluate, load_items
+from retrieval.evaluation import evaluate, evaluate_situations, load_items, merge_grades
 from retrieval.startup import open_retriever
-from tests.conftest import BLIVRE, SHARED
+from tests.conftest import BLIVRE, ROOT, SHARED
 
 pytestmark = pytest.mark.slow
 
@@ -61,3 +61,29 @@ def test_reference_first_and_off_topic(full):
         assert full.search(question).status == "no_evidence", question
     scoped = full.search("o que os Salmos dizem sobre computadores e programação?")
     assert scoped.status == "no_evidence" and scoped.scope.name == "PSA"
+
+
+def test_life_situations_meet_the_need(full):
+    """Pastoral aptness on the dev situations; every verse that reaches the first three must be graded."""
+    items = merge_grades(load_items(SHARED / "eval" / "situations-dev.jsonl"),
+                         load_items(ROOT / "bench" / "situation-grades.jsonl"))
+    report = evaluate_situations(full, items)
+    assert report.turned_away == []
+    assert report.unjudged == [], "grade the new verses in bench/situation-grades.jsonl"
+    assert sum(report.harm) == 0
+    assert sum(report.first) / len(report.first) >= 0.75
+    assert sum(report.apt) / len(report.apt) >= 0.6
+
+
+@pytest.mark.parametrize("question", ["fomos despejados", "meu cachorro morreu", "reprovei no concurso de novo"])
+def test_no_person_is_turned_away(full, question):
+    result = full.search(question)
+    assert result.status == "ok" and result.mode == "cuidado"
+
+
+def test_the_harm_guard_in_care_and_not_in_teaching(full):
+    care = full.search("meu marido bebe demais e eu não sei o que fazer")
+    top = [i for hit in care.hits[:3] for i in hit.ids]
+    assert not {"1CO.7.3", "1CO.7.4", "PSA.113.9", "JOB.31.15"} & set(top)
+    teaching = full.search("o que a Bíblia diz sobre o divórcio?")
+    assert teaching.mode == "ensino" and teaching.demoted == []

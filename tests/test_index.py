@@ -38,7 +38,7 @@ def test_changed_verse_rebuilds_only_what_it_affects(mini_config, use_embedder):
     # the verse and its neighbour inside the window (PRO 6 has two verses)
     assert report.vectors_upserted == (2 if mini_config.window else 1)
     retriever = open_retriever(mini_config, embedder=use_embedder)
-    assert retriever.search("fome do preguiçoso", k=1).hits[0].id == "PRO.6.2"
+    assert retriever.search("o que a Bíblia diz sobre a fome do preguiçoso?", k=1).hits[0].id == "PRO.6.2"
 
 
 def test_changed_window_rebuilds_vectors_from_the_cache(mini_config, use_embedder):

@@ -169,3 +169,11 @@ async def test_turn_and_sources_are_stored(make_pastor):
     query, verses = pastor.memory.last_sources("c9")
     assert query == "a formiga e o preguiçoso" and [v["id"] for v in verses] == [s.id for s in reply.sources]
     assert [t.role for t in pastor.memory.window("c9")] == ["user", "assistant"]
+
+
+async def test_sources_list_the_verses_the_answer_used_first(make_pastor, ollama, llm_server):
+    llm_server.answer({"chunks": ["Ele cuida de ti como pastor (Salmos 23:1) e te dá a paz (João 14:2)."]})
+    reply = await make_pastor(ollama).reply("c1", "tenho medo, preciso de paz e de alguém que cuide de mim")
+    ids = [s.id for s in reply.sources]
+    assert reply.citations == ["Salmos 23:1", "João 14:2"]
+    assert ids[:2] == ["PSA.23.1", "JHN.14.2"] and len(ids) > 2  # retrieval ranked João 14:2 first

@@ -1,0 +1,206 @@
+"""The pastoral map: life situations -> the person's needs -> Scripture (data in retrieval/data/)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from corpus.bible import Bible
+from corpus.references import find_references, verses_of
+from corpus.text import fold, normalize
+
+DATA = Path(__file__).resolve().parent / "data"
+TONES = ("aflicao", "direcao", "alegria")
+DISTRESS = "aflicao"
+
+# A question that asks for the teaching itself ("o que a Bíblia diz sobre divórcio?") keeps the
+# topical ranking: the person asked for that teaching, not for care.
+_TEACHING = re.compile(
+    r"\bo ?q(ue)?\b[^?.!]{0,50}\b(diz|dizem|fala|falam|ensina|ensinam|ensinou|disse|escreveu|escreveram|"
+    r"condena|permite|proibe)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
+    r"|\b(versiculos?|passagens?|textos? biblicos?|ensinos?|ensinamentos?)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
+    r"|\b(e|eh|seria) pecado\b|\bbiblia (permite|proibe|condena)\b|^\s*o ?q(ue)? (e|eh|significa)\b"
+    r"|\bvisao biblica\b|\bsegundo a biblia\b|\bdoutrina\b|\bp(or)? ?q(ue)? deus (deixa|permite)\b")
+
+
+def asks_for_teaching(text: str) -> bool:
+    """The question asks what Scripture teaches about a theme (doctrinal), not for care in a situation."""
+    return bool(_TEACHING.search(fold(normalize(text))))
+
+
+class PastoralMapError(ValueError):
+    """The pastoral map's data files are inconsistent; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class Need:
+    key: str
+    name: str
+    references: tuple[str, ...]  # as a pastor writes them: "Salmos 34:18"
+    topics: tuple[str, ...]  # OpenBible topic names
+
+
+@dataclass(frozen=True)
+class Situation:
+    id: str
+    tone: str  # "aflicao", "direcao" or "alegria"
+    needs: tuple[str, ...]  # most urgent first
+    phrases: tuple[str, ...]  # how people tell it
+    references: tuple[str, ...] = ()  # passages of this situation itself, shown before the needs'
+
+
+@dataclass(frozen=True)
+class PastoralMap:
+    needs: dict[str, Need]
+    situations: tuple[Situation, ...]
+
+    @classmethod
+    def load(cls, directory: Path = DATA) -> PastoralMap:
+        directory = Path(directory)
+        needs_data = _toml(directory / "needs.toml")
+        needs = {key: Need(key, entry.get("nome", key), tuple(entry.get("versiculos", ())),
+                           tuple(t.lower() for t in entry.get("topicos", ())))
+                 for key, entry in needs_data.items()}
+        situations, seen = [], set()
+        for entry in _toml(directory / "situations.toml").get("situacao", []):
+            sid = entry.get("id", "")
+            if not sid or sid in seen:
+                raise PastoralMapError(f"situations.toml: situação sem id ou repetida: {sid!r}")
+            seen.add(sid)
+            if entry.get("tom") not in TONES:
+                raise PastoralMapError(f"situations.toml: {sid}: tom deve ser um de {', '.join(TONES)}")
+            unknown = [n for n in entry.get("necessidades", ()) if n not in needs]
+            if unknown or not entry.get("necessidades"):
+                raise PastoralMapError(f"situations.toml: {sid}: necessidades desconhecidas ou ausentes: {unknown}")
+            if not entry.get("frases"):
+                raise PastoralMapError(f"situations.toml: {sid}: sem frases")
+            situations.append(Situation(sid, entry["tom"], tuple(entry["necessidades"]), tuple(entry["frases"]),
+                                        tuple(entry.get("versiculos", ()))))
+        return cls(needs, tuple(situations))
+
+    @property
+    def topics(self) -> set[str]:
+        return {t for need in self.needs.values() for t in need.topics}
+
+    def problems(self, bible: Bible) -> list[str]:
+        """References of the map that do not parse or are not in ``bible``."""
+        out = []
+        for owner, refs in [(f"necessidade {n.key}", n.references) for n in self.needs.values()] + \
+                           [(f"situação {s.id}", s.references) for s in self.situations]:
+            for text in refs:
+                if not _positions(text, bible):
+                    out.append(f"{owner}: {text!r} não existe em {bible.name or 'no corpus'}")
+        return out
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise PastoralMapError(f"{path.name}: {error}") from error
+
+
+def _positions(text: str, bible: Bible) -> list[int]:
+    refs = find_references(text)
+    if len(refs) != 1:
+        return []
+    return [bible.position(*v.key) for v in verses_of(refs[0], bible)]
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """A situation the message tells, with how closely (cosine of its nearest phrase)."""
+
+    situation: Situation
+    score: float
+
+
+@dataclass(frozen=True)
+class NeedRanking:
+    positions: list[int]  # verse positions, best first
+    reasons: dict[int, str]  # position -> the situation or need that brought it
+    curated: frozenset[int]  # chosen by hand in the map (the harm guard trusts them)
+
+
+class PastoralReader:
+    """Recognises situations in a message and ranks Scripture by the needs they raise."""
+
+    def __init__(self, pastoral_map: PastoralMap, bible: Bible, embedder, topics=None,
+                 threshold: float = 0.55, margin: float = 0.1, most: int = 2):
+        self.map = pastoral_map
+        self.topics = topics
+        self.threshold = threshold  # calibrated for USE-m3: off-topic questions stayed below 0.5
+        self.margin = margin  # a second situation counts when this close to the first
+        self.most = most
+        self.need_passages = {k: _passages(n.references, bible) for k, n in pastoral_map.needs.items()}
+        self.situation_passages = {s.id: _passages(s.references, bible) for s in pastoral_map.situations}
+        phrases = [(s, p) for s in pastoral_map.situations for p in s.phrases]
+        self._owner = [s for s, _ in phrases]
+        self._vectors = embedder.embed([p for _, p in phrases]) if phrases else np.zeros((0, 1), np.float32)
+
+    def recognise(self, vector: np.ndarray) -> list[Recognised]:
+        """Situations whose phrases come close to the message's vector, closest first."""
+        if not len(self._owner):
+            return []
+        similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
+        best: dict[str, tuple[float, Situation]] = {}
+        for situation, value in zip(self._owner, similarities):
+            if value > best.get(situation.id, (-1.0, None))[0]:
+                best[situation.id] = (float(value), situation)
+        ranked = sorted(best.values(), key=lambda vs: -vs[0])
+        if not ranked or ranked[0][0] < self.threshold:
+            return []
+        top = ranked[0][0]
+        return [Recognised(s, round(v, 4)) for v, s in ranked[: self.most] if v >= self.threshold and v >= top - self.margin]
+
+    def ranking(self, recognised: list[Recognised], limit: int = 100) -> NeedRanking:
+        """Verses for the recognised situations: their own, then each need's chosen passages, then its topic votes.
+
+        Needs are taken in turns (the first need of each situation first), so the most urgent
+        need of every situation reaches the top.
+        """
+        out: list[int] = []
+        reasons: dict[int, str] = {}
+
+        def add(positions: list[int], reason: str) -> None:
+            for position in positions:
+                if position not in reasons:
+                    reasons[position] = reason
+                    out.append(position)
+
+        for r in recognised:
+            for passage in self.situation_passages.get(r.situation.id, ()):
+                add(passage, f"situação {r.situation.id}")
+        needs = list(dict.fromkeys(_interleave([list(r.situation.needs) for r in recognised])))
+        for passage, need in _interleave_tagged([(n, self.need_passages[n]) for n in needs]):
+            add(passage, f"necessidade: {self.map.needs[need].name}")
+        curated = frozenset(out)
+        if self.topics is not None:
+            voted = [(n, [[p] for p, _ in self.topics.ranking(self.map.needs[n].topics, limit)]) for n in needs]
+            for passage, need in _interleave_tagged(voted):
+                add(passage, f"necessidade: {self.map.needs[need].name} (tópicos)")
+        return NeedRanking(out[:limit], reasons, curated)
+
+
+def _passages(references: tuple[str, ...], bible: Bible) -> list[list[int]]:
+    """Verse positions of each reference that exists in this corpus (a New Testament alone has no Psalms)."""
+    return [positions for text in references if (positions := _positions(text, bible))]
+
+
+def _interleave(lists: list[list]) -> list:
+    out = []
+    for i in range(max((len(items) for items in lists), default=0)):
+        out += [items[i] for items in lists if i < len(items)]
+    return out
+
+
+def _interleave_tagged(tagged: list[tuple[str, list]]) -> list[tuple[list[int], str]]:
+    """(item, tag) taken in turns from each tagged list."""
+    out = []
+    for i in range(max((len(items) for _, items in tagged), default=0)):
+        out += [(items[i], tag) for tag, items in tagged if i < len(items)]
+    return out

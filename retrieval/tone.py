@@ -1,0 +1,97 @@
+"""Tone labels per verse (judgement, law on sex, barrenness, blame...): what the harm guard keeps from the top."""
+
+from __future__ import annotations
+
+import csv
+import re
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.bible import Bible
+from corpus.text import fold, normalize
+from retrieval.topics import _positions
+
+DATA = Path(__file__).resolve().parent / "data" / "tones.toml"
+MIN_VOTES = 10  # a harsh topic labels a verse only with this many votes...
+MIN_SHARE = 0.3  # ... and at least this share of the verse's best-voted topic
+
+
+@dataclass(frozen=True)
+class Tone:
+    key: str
+    name: str
+    patterns: tuple[str, ...]
+    topics: tuple[str, ...]
+
+
+def load_tones(path: Path = DATA) -> tuple[Tone, ...]:
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    return tuple(Tone(key, entry["nome"], tuple(entry.get("padroes", ())), tuple(t.lower() for t in entry.get("topicos", ())))
+                 for key, entry in data.items())
+
+
+def pattern_regex(patterns: tuple[str, ...]) -> re.Pattern:
+    """Word sequences, a trailing "*" a prefix: ``("ai de", "maldit*")`` -> one regex on folded text."""
+    parts = []
+    for pattern in patterns:
+        words = fold(pattern).split()
+        body = r"\s+".join(re.escape(w.rstrip("*")) for w in words)
+        parts.append(rf"\b{body}" + (r"\w*" if pattern.endswith("*") else r"\b"))
+    return re.compile("|".join(parts)) if parts else re.compile(r"(?!x)x")
+
+
+class ToneLabels:
+    """Verse position -> the harsh tones it carries, from its words and its OpenBible topic votes."""
+
+    def __init__(self, labels: dict[int, frozenset[str]], tones: tuple[Tone, ...]):
+        self.labels = labels
+        self.tones = {t.key: t for t in tones}
+
+    @classmethod
+    def build(cls, bible: Bible, topics_path: Path | None = None, tones: tuple[Tone, ...] | None = None) -> ToneLabels:
+        tones = tones if tones is not None else load_tones()
+        labels: dict[int, set[str]] = defaultdict(set)
+        regexes = [(t.key, pattern_regex(t.patterns)) for t in tones]
+        for position, verse in enumerate(bible.verses):
+            text = fold(normalize(verse.text)).lower()
+            for key, regex in regexes:
+                if regex.search(text):
+                    labels[position].add(key)
+        if topics_path is not None:
+            for position, key in _topic_labels(bible, Path(topics_path), tones):
+                labels[position].add(key)
+        return cls({p: frozenset(k) for p, k in labels.items()}, tones)
+
+    def of(self, position: int) -> frozenset[str]:
+        return self.labels.get(position, frozenset())
+
+
+def _topic_labels(bible: Bible, path: Path, tones: tuple[Tone, ...]):
+    """(position, tone) for verses whose votes in a harsh topic are a large share of their best topic."""
+    harsh = {topic: tone.key for tone in tones for topic in tone.topics}
+    best: dict[int, float] = defaultdict(float)
+    harsh_votes: dict[tuple[int, str], float] = defaultdict(float)
+    try:
+        handle = path.open(encoding="utf-8", newline="")
+    except OSError:
+        return []
+    with handle:
+        reader = csv.reader(handle, delimiter="\t")
+        next(reader, None)
+        for row in reader:
+            if len(row) < 4:
+                continue
+            try:
+                votes = float(row[3])
+            except ValueError:
+                continue
+            topic = row[0].strip().lower()
+            for position in _positions(bible, row[1].strip(), row[2].strip()):
+                best[position] = max(best[position], votes)
+                if topic in harsh:
+                    key = (position, harsh[topic])
+                    harsh_votes[key] = max(harsh_votes[key], votes)
+    return [(position, key) for (position, key), votes in harsh_votes.items()
+            if votes >= MIN_VOTES and votes >= MIN_SHARE * best[position]]

@@ -1,0 +1,187 @@
+"""The pastoral map, tone labels and the harm guard: data that loads, maths on tiny inputs, care ranking."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.bible import Bible
+from corpus.verse import Verse
+from retrieval.evaluation import SituationReport, merge_grades, passage_grades
+from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, asks_for_teaching
+from retrieval.results import Hit
+from retrieval.retriever import Retriever
+from retrieval.tone import Tone, ToneLabels, pattern_regex
+
+
+# -- the shipped map ------------------------------------------------------------------------------
+def test_shipped_map_loads_with_every_reference_in_the_default_bible(blivre):
+    pastoral_map = PastoralMap.load()
+    assert len(pastoral_map.situations) >= 150
+    assert {s.tone for s in pastoral_map.situations} == {"aflicao", "direcao", "alegria"}
+    assert pastoral_map.problems(blivre) == []
+    for situation in pastoral_map.situations:
+        assert situation.phrases and all(n in pastoral_map.needs for n in situation.needs)
+
+
+def _write_map(tmp_path, situation_needs: str, tone: str = "aflicao"):
+    (tmp_path / "needs.toml").write_text('[paz]\nnome = "paz"\nversiculos = ["Salmos 23:3", "João 14:2"]\n'
+                                         'topicos = []\n\n[forca]\nnome = "força"\nversiculos = ["Romanos 8:2"]\n',
+                                         encoding="utf-8")
+    (tmp_path / "situations.toml").write_text(
+        f'[[situacao]]\nid = "medo-noite"\ntom = "{tone}"\nnecessidades = {situation_needs}\n'
+        'frases = ["tenho medo do escuro à noite", "não consigo dormir de tanto medo"]\n', encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("needs, tone, message", [
+    ('["paz", "coragem"]', "aflicao", "desconhecidas"),
+    ("[]", "aflicao", "ausentes"),
+    ('["paz"]', "tristeza", "tom deve ser"),
+])
+def test_a_broken_map_is_refused_with_the_entry_named(tmp_path, needs, tone, message):
+    with pytest.raises(PastoralMapError, match=message):
+        PastoralMap.load(_write_map(tmp_path, needs, tone))
+
+
+def test_unknown_reference_is_reported(tmp_path, blivre):
+    directory = _write_map(tmp_path, '["paz"]')
+    (directory / "needs.toml").write_text('[paz]\nnome = "paz"\nversiculos = ["Salmos 151:1"]\n', encoding="utf-8")
+    problems = PastoralMap.load(directory).problems(blivre)
+    assert problems == ["necessidade paz: 'Salmos 151:1' não existe em " + blivre.name]
+
+
+# -- teaching or care ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["o que a Bíblia diz sobre divórcio?", "oq a biblia fala sobre bebida",
+                                  "versículos sobre o perdão", "é pecado tatuagem?", "o que é a graça?",
+                                  "o que Jesus ensinou a respeito do dinheiro", "por que Deus permite o sofrimento"])
+def test_questions_about_the_teaching(text):
+    assert asks_for_teaching(text)
+
+
+@pytest.mark.parametrize("text", ["meu marido bebe demais", "perdi minha mãe", "estou com medo do futuro",
+                                  "o que eu faço? meu filho foi preso"])
+def test_people_telling_their_lives(text):
+    assert not asks_for_teaching(text)
+
+
+# -- tone labels ----------------------------------------------------------------------------------------
+def test_pattern_regex_matches_whole_words_and_prefixes():
+    regex = pattern_regex(("ai dos", "maldit*", "esteril"))
+    assert regex.search("ai dos que se levantam cedo")
+    assert regex.search("malditos sejam")
+    assert regex.search("a esteril habitara")
+    assert not regex.search("sai dos montes")  # "ai dos" inside another word
+    assert not regex.search("estereis e estereotipos")  # "esteril" is a whole word, not a prefix
+
+
+def _bible(*texts: str) -> Bible:
+    return Bible.from_verses([Verse("PSA", 1, n, t) for n, t in enumerate(texts, start=1)], name="mini")
+
+
+def test_tone_labels_from_words():
+    bible = _bible("O Senhor é meu pastor.", "Ai dos que bebem vinho pela manhã!", "Que faz a estéril habitar em família.",
+                   "Malditos os que se afastam.")
+    tones = (Tone("juizo", "juízo", ("ai dos", "maldit*"), ()), Tone("esterilidade", "", ("esteril",), ()))
+    labels = ToneLabels.build(bible, None, tones)
+    assert [sorted(labels.of(p)) for p in range(4)] == [[], ["juizo"], ["esterilidade"], ["juizo"]]
+
+
+def test_tone_labels_from_topic_votes(tmp_path):
+    bible = _bible("um", "dois", "tres")
+    votes = tmp_path / "votes.tsv"
+    votes.write_text("Topic\tStart Verse ID\tEnd Verse ID\tVotes\n"
+                     "hell\t19001001\t\t50\n"  # the verse's best topic: labelled
+                     "comfort\t19001002\t\t100\nhell\t19001002\t\t12\n"  # a minor share of its votes: not labelled
+                     "hell\t19001003\t\t5\n",  # too few votes: not labelled
+                     encoding="utf-8")
+    labels = ToneLabels.build(bible, votes, (Tone("juizo", "", (), ("hell",)),))
+    assert [sorted(labels.of(p)) for p in range(3)] == [["juizo"], [], []]
+
+
+# -- the need ranking and the guard, on the made-up Bible ---------------------------------------------
+@pytest.fixture()
+def care_retriever(tmp_path, mini_retriever, use_embedder):
+    """The mini index with a two-need map over its own verses and a tone that marks "perfeitos"."""
+    pastoral_map = PastoralMap.load(_write_map(tmp_path, '["paz", "forca"]'))
+    bible = mini_retriever.bible
+    tones = ToneLabels.build(bible, None, (Tone("condicao", "", ("perfeitos",), ()),))
+    r = mini_retriever
+    return Retriever(bible, r.lexical, r.embedder, r.store, r.manifest, floor=r.floor, thesaurus=r.thesaurus,
+                     pastoral=PastoralReader(pastoral_map, bible, use_embedder), tones=tones)
+
+
+def test_need_ranking_takes_needs_in_turns(care_retriever):
+    reader = care_retriever.pastoral
+    recognised = reader.recognise(care_retriever.embed_query("tenho muito medo do escuro à noite"))
+    assert [r.situation.id for r in recognised] == ["medo-noite"]
+    ranking = reader.ranking(recognised)
+    ids = [care_retriever.bible.verses[p].id for p in ranking.positions]
+    assert ids == ["PSA.23.3", "ROM.8.2", "JHN.14.2"]  # paz #1, força #1, paz #2
+    assert ranking.reasons[ranking.positions[1]] == "necessidade: força"
+
+
+def test_off_topic_message_is_no_situation(care_retriever):
+    reader = care_retriever.pastoral
+    assert reader.recognise(care_retriever.embed_query("qual a capital da França?")) == []
+
+
+def test_care_mode_puts_the_need_first_and_the_guard_sets_harsh_verses_aside(care_retriever):
+    result = care_retriever.search("tenho pavor do escuro à noite e sinto que devia ser perfeito", k=5)
+    assert result.mode == "cuidado"
+    assert result.situations[0]["id"] == "medo-noite"
+    assert result.hits[0].id == "PSA.23.3"
+    assert result.hits[0].why["necessidade"] == "necessidade: paz"
+    assert "MAT.5.3" not in result.ranked_ids()
+    assert [(h.id, h.why["guarda"]) for h in result.demoted] == [("MAT.5.3", ["condicao"])]
+    as_json = result.as_dict()
+    assert as_json["demoted"][0]["why"]["guarda"] == ["condicao"]
+    assert as_json["hits"][0]["why"]["necessidade"] == "necessidade: paz"
+
+
+def test_a_question_about_the_teaching_keeps_every_verse(care_retriever):
+    result = care_retriever.search("o que a Bíblia diz sobre ser perfeito?", k=5)
+    assert result.mode == "ensino" and not result.situations
+    assert result.ranked_ids()[0] == "MAT.5.3"
+    assert result.demoted == []
+
+
+def test_a_life_situation_is_never_turned_away(care_retriever, mini_retriever):
+    text = "não consigo dormir de tanto medo do escuro"
+    assert care_retriever.search(text).status == "ok"
+
+
+# -- the situation metrics -------------------------------------------------------------------------------
+def _hit(*ids: str) -> Hit:
+    first, *rest = ids
+    merged = tuple(Verse(i.split(".")[0], int(i.split(".")[1]), int(i.split(".")[2]), "") for i in rest)
+    return Hit(first, first, "", 1.0, merged=merged)
+
+
+def test_passage_grades_take_the_first_verse_or_minus_one_if_any():
+    grades = {"A.1.1": 2, "A.1.2": -1, "B.1.1": 1}
+    hits = [_hit("A.1.1", "A.1.2"), _hit("B.1.1"), _hit("C.1.1"), _hit("A.1.1")]
+    assert passage_grades(hits, grades) == [-1, 1, None]
+
+
+def test_situation_report_metrics():
+    class Result:
+        def __init__(self, status, hits):
+            self.status, self.hits = status, hits
+
+    report = SituationReport()
+    report.add({"id": "s1", "q": "x", "grades": {"A.1.1": 2, "B.1.1": 2, "C.1.1": -1}},
+               Result("ok", [_hit("A.1.1"), _hit("B.1.1"), _hit("C.1.1")]))
+    report.add({"id": "s2", "q": "y", "grades": {"A.1.1": 2}}, Result("ok", [_hit("A.1.1"), _hit("Z.1.1")]))
+    report.add({"id": "s3", "q": "z", "grades": {}}, Result("no_evidence", []))
+    assert report.apt == [2 / 3, 1 / 3, 0.0]
+    assert report.first == [1.0, 1.0, 0.0]
+    assert report.harm == [1.0, 0.0, 0.0]
+    assert report.turned_away == ["s3"]
+    assert report.unjudged == [("s2", "Z.1.1")]
+
+
+def test_extra_grades_never_override_the_shared_ones():
+    items = [{"id": "d1", "kind": "situation", "q": "q", "grades": {"A.1.1": 2}}, {"kind": "topic", "q": "t"}]
+    merged = merge_grades(items, [{"id": "d1", "grades": {"A.1.1": -1, "B.1.1": 1}}])
+    assert merged[0]["grades"] == {"A.1.1": 2, "B.1.1": 1}
+    assert merged[1] == items[1]
