@@ -79,8 +79,8 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/pastor-bench"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-build", action="store_true", help="only restart and search an existing index")
-    parser.add_argument("--topics", type=Path, default=ROOT.parent / "shared" / "data" / "openbible-topic-votes.tsv",
-                        help="OpenBible topic votes (the topical channel, the needs' topics and the tone labels)")
+    parser.add_argument("--topics", default=str(ROOT.parent / "shared" / "data" / "openbible-topic-votes.tsv"),
+                        help="OpenBible topic votes (topical channel, needs' topics, tone labels); '' for none")
     args = parser.parse_args()
 
     builds, restarts = [], []
@@ -88,7 +88,7 @@ def main() -> None:
         shutil.rmtree(args.data_dir, ignore_errors=True)
         builds.append(child("build", args.corpus, args.data_dir, args.dev))
     for _ in range(args.runs):
-        restarts.append(child("serve", args.corpus, args.data_dir, args.dev, args.topics))
+        restarts.append(child("serve", args.corpus, args.data_dir, args.dev, Path(args.topics) if args.topics else None))
     assert all(r["skipped"] for r in restarts), "a restart with nothing changed must skip the build"
 
     def med(rows, key):

@@ -67,6 +67,6 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
             raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
     floor = EvidenceFloor.for_embedder(manifest.embedder)
     pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
-    tones = ToneLabels.build(bible, config.topics_path)
+    tones = ToneLabels.cached(bible, manifest.corpus.get("sha256", ""), config.topics_path, config.index_dir)
     return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
                      pastoral=pastoral, tones=tones)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import csv
+import hashlib
+import json
+import os
 import re
 import tomllib
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +42,7 @@ def pattern_regex(patterns: tuple[str, ...]) -> re.Pattern:
     parts = []
     for pattern in patterns:
         words = fold(pattern).split()
-        body = r"\s+".join(re.escape(w.rstrip("*")) for w in words)
+        body = r"[ \t]+".join(re.escape(w.rstrip("*")) for w in words)
         parts.append(rf"\b{body}" + (r"\w*" if pattern.endswith("*") else r"\b"))
     return re.compile("|".join(parts)) if parts else re.compile(r"(?!x)x")
 
@@ -53,19 +58,52 @@ class ToneLabels:
     def build(cls, bible: Bible, topics_path: Path | None = None, tones: tuple[Tone, ...] | None = None) -> ToneLabels:
         tones = tones if tones is not None else load_tones()
         labels: dict[int, set[str]] = defaultdict(set)
-        regexes = [(t.key, pattern_regex(t.patterns)) for t in tones]
-        for position, verse in enumerate(bible.verses):
-            text = fold(normalize(verse.text)).lower()
-            for key, regex in regexes:
-                if regex.search(text):
-                    labels[position].add(key)
+        texts = [_plain(v.text) for v in bible.verses]
+        starts = [0]
+        for text in texts[:-1]:
+            starts.append(starts[-1] + len(text) + 1)
+        corpus = "\n".join(texts)  # one scan per tone over the whole Bible, not one per verse
+        for tone in tones:
+            for match in pattern_regex(tone.patterns).finditer(corpus):
+                labels[bisect.bisect_right(starts, match.start()) - 1].add(tone.key)
         if topics_path is not None:
             for position, key in _topic_labels(bible, Path(topics_path), tones):
                 labels[position].add(key)
         return cls({p: frozenset(k) for p, k in labels.items()}, tones)
 
+    @classmethod
+    def cached(cls, bible: Bible, corpus_sha: str, topics_path: Path | None, cache_dir: Path) -> ToneLabels:
+        """`build`, kept in ``cache_dir`` keyed by the corpus, the tone file and the topic data (restarts skip ~1 s)."""
+        tones = load_tones()
+        topics = Path(topics_path) if topics_path is not None else None
+        stat = topics.stat() if topics is not None and topics.exists() else None
+        key = hashlib.sha256(json.dumps([corpus_sha, DATA.read_text(encoding="utf-8"), str(topics),
+                                         stat and (stat.st_size, stat.st_mtime_ns)]).encode()).hexdigest()
+        path = Path(cache_dir) / "tones.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("key") == key:
+                return cls({int(p): frozenset(k) for p, k in data["labels"].items()}, tones)
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass  # absent or unreadable: rebuilt below
+        labels = cls.build(bible, topics, tones)
+        try:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"key": key, "labels": {p: sorted(k) for p, k in labels.labels.items()}}),
+                           encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only data dir only costs the rebuild next time
+        return labels
+
     def of(self, position: int) -> frozenset[str]:
         return self.labels.get(position, frozenset())
+
+
+def _plain(text: str) -> str:
+    """Lower case without accents, on one line (offsets need not be kept)."""
+    decomposed = unicodedata.normalize("NFKD", normalize(text))
+    return decomposed.encode("ascii", "ignore").decode("ascii").lower().replace("\n", " ")
 
 
 def _topic_labels(bible: Bible, path: Path, tones: tuple[Tone, ...]):

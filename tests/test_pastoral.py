@@ -185,3 +185,14 @@ def test_extra_grades_never_override_the_shared_ones():
     merged = merge_grades(items, [{"id": "d1", "grades": {"A.1.1": -1, "B.1.1": 1}}])
     assert merged[0]["grades"] == {"A.1.1": 2, "B.1.1": 1}
     assert merged[1] == items[1]
+
+
+def test_tone_labels_are_cached_and_rebuilt_when_the_topic_data_changes(tmp_path):
+    bible = _bible("Ai dos que bebem.", "um", "dois")
+    votes = tmp_path / "votes.tsv"
+    votes.write_text("Topic\tStart Verse ID\tEnd Verse ID\tVotes\nhell\t19001002\t\t50\n", encoding="utf-8")
+    first = ToneLabels.cached(bible, "sha", votes, tmp_path)
+    assert (tmp_path / "tones.json").exists() and sorted(first.labels) == [0, 1]
+    assert ToneLabels.cached(bible, "sha", votes, tmp_path).labels == first.labels
+    votes.write_text("Topic\tStart Verse ID\tEnd Verse ID\tVotes\nhell\t19001003\t\t50\n", encoding="utf-8")
+    assert sorted(ToneLabels.cached(bible, "sha", votes, tmp_path).labels) == [0, 2]
