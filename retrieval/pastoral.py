@@ -15,7 +15,6 @@ from corpus.text import fold, normalize
 
 DATA = Path(__file__).resolve().parent / "data"
 TONES = ("aflicao", "direcao", "alegria")
-DISTRESS = "aflicao"
 
 # A question that asks for the teaching itself ("o que a Bíblia diz sobre divórcio?") keeps the
 # topical ranking: the person asked for that teaching, not for care.
@@ -200,7 +199,4 @@ def _interleave(lists: list[list]) -> list:
 
 def _interleave_tagged(tagged: list[tuple[str, list]]) -> list[tuple[list[int], str]]:
     """(item, tag) taken in turns from each tagged list."""
-    out = []
-    for i in range(max((len(items) for _, items in tagged), default=0)):
-        out += [(items[i], tag) for tag, items in tagged if i < len(items)]
-    return out
+    return _interleave([[(item, tag) for item in items] for tag, items in tagged])

@@ -79,8 +79,8 @@ def _bible(*texts: str) -> Bible:
 
 
 def test_tone_labels_from_words():
-    bible = _bible("O Senhor é meu pastor.", "Ai dos que bebem vinho pela manhã!", "Que faz a estéril habitar em família.",
-                   "Malditos os que se afastam.")
+    bible = _bible("Uma frase qualquer sobre o campo.", "Ai dos que correm sem olhar!", "A terra estéril ficou calada.",
+                   "Malditos os ventos frios.")
     tones = (Tone("juizo", "juízo", ("ai dos", "maldit*"), ()), Tone("esterilidade", "", ("esteril",), ()))
     labels = ToneLabels.build(bible, None, tones)
     assert [sorted(labels.of(p)) for p in range(4)] == [[], ["juizo"], ["esterilidade"], ["juizo"]]
