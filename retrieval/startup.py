@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from corpus.bible import load, sha256_of
 from retrieval.config import IndexConfig
 from retrieval.evidence import EvidenceFloor
@@ -14,6 +16,8 @@ from retrieval.store import VectorStore
 from retrieval.thesaurus import Thesaurus
 from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex, TopicsError
+
+log = logging.getLogger(__name__)
 
 
 class IndexNotReady(RuntimeError):
@@ -65,6 +69,9 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
             topics = TopicIndex.load(config.topics_path, bible, wanted)
         except TopicsError as error:
             raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
+        if unknown := topics.missing(sorted(wanted)):
+            log.warning("tópicos do tesauro ou do mapa pastoral ausentes em %s (ignorados): %s",
+                        config.topics_path, ", ".join(unknown))
     floor = EvidenceFloor.for_embedder(manifest.embedder)
     pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
     tones = ToneLabels.cached(bible, manifest.corpus.get("sha256", ""), config.topics_path, config.index_dir)

@@ -23,6 +23,17 @@ def test_shipped_map_loads_with_every_reference_in_the_default_bible(blivre):
         assert situation.phrases and all(n in pastoral_map.needs for n in situation.needs)
 
 
+def test_every_topic_named_in_the_data_exists_in_the_openbible_votes(shared_dir, blivre):
+    from retrieval.thesaurus import Thesaurus
+    from retrieval.tone import load_tones
+    from retrieval.topics import TopicIndex
+
+    named = PastoralMap.load().topics | {t for c in Thesaurus().concepts for t in c.topics} | \
+        {t for tone in load_tones() for t in tone.topics}
+    topics = TopicIndex.load(shared_dir / "data" / "openbible-topic-votes.tsv", blivre, named)
+    assert topics.missing(sorted(named)) == []  # a misspelt topic would silently bring nothing
+
+
 def _write_map(tmp_path, situation_needs: str, tone: str = "aflicao"):
     (tmp_path / "needs.toml").write_text('[paz]\nnome = "paz"\nversiculos = ["Salmos 23:3", "João 14:2"]\n'
                                          'topicos = []\n\n[forca]\nnome = "força"\nversiculos = ["Romanos 8:2"]\n',
