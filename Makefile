@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test run bench clean
+.PHONY: setup test lint run bench clean
 
 setup:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 não encontrado (defina PYTHON=...)"; exit 1; }
@@ -15,6 +15,9 @@ setup:
 
 test:
 	$(BIN)/python -m pytest -q
+
+lint:
+	$(BIN)/ruff check .
 
 run:
 	$(BIN)/python -m bot

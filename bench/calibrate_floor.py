@@ -46,7 +46,8 @@ def main() -> None:
         false = [not floor.has_evidence(s) for off, _, s in rows if not off]
         mark = " (configured)" if floor is configured else ""
         print(f"alone {floor.dense_alone:.2f} with-words {floor.dense_with_words:.2f}{mark:<14}"
-              f"{sum(rejected) / len(rejected):>10.2f} ({len(rejected)})  {sum(false) / len(false):>14.2f} ({len(false)})")
+              f"{sum(rejected) / len(rejected):>10.2f} ({len(rejected)})  "
+              f"{sum(false) / len(false):>14.2f} ({len(false)})")
 
 
 if __name__ == "__main__":

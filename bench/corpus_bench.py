@@ -48,7 +48,8 @@ def main() -> None:
         for message in messages:
             find_references(message)
         rates.append(len(messages) / (time.perf_counter() - start))
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}")
     print(f"corpus: {args.corpus} ({len(bible)} verses)")
     print(f"load+parse median: {statistics.median(parse_times):.3f} s over {args.runs} runs (target <= 1.5 s)")
     print(f"reference extraction median: {statistics.median(rates):,.0f} messages/s (target >= 20,000)")

@@ -28,7 +28,7 @@ from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.conftest import start_loopback  # noqa: E402  (the loopback helper the tests use)
+from tests.conftest import start_loopback
 
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
 
@@ -60,9 +60,9 @@ async def main() -> None:
                 for n, question in enumerate(questions):
                     retriever.result_cache.clear()
                     retriever.embedding_cache.clear()
-                    await pastor.reply(f"chat{n}", question)
+                    reply = await pastor.reply(f"chat{n}", question)
                     if round_:  # the first round warms up
-                        timings = pastor.timings
+                        timings = reply.timings
                         overheads.append((timings["total"] - timings.get("llm", 0.0)) * 1000)
     await runner.cleanup()
     overheads.sort()

@@ -88,7 +88,8 @@ def main() -> None:
         shutil.rmtree(args.data_dir, ignore_errors=True)
         builds.append(child("build", args.corpus, args.data_dir, args.dev))
     for _ in range(args.runs):
-        restarts.append(child("serve", args.corpus, args.data_dir, args.dev, Path(args.topics) if args.topics else None))
+        topics = Path(args.topics) if args.topics else None
+        restarts.append(child("serve", args.corpus, args.data_dir, args.dev, topics))
     assert all(r["skipped"] for r in restarts), "a restart with nothing changed must skip the build"
 
     def med(rows, key):

@@ -23,14 +23,16 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.channels.telegram import ChatRateLimit, TelegramChannel  # noqa: E402
-from bot.llm.ollama import OllamaProvider  # noqa: E402
-from bot.memory import Memory  # noqa: E402
-from bot.pastor import Pastor, PastorConfig  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from retrieval.config import IndexConfig  # noqa: E402
-from retrieval.startup import open_retriever  # noqa: E402
-from tests.conftest import FakeBotAPI, start_loopback  # noqa: E402
+from bot.channels.telegram import TelegramChannel
+from bot.conversation import Conversation
+from bot.llm.ollama import OllamaProvider
+from bot.memory import Memory
+from bot.pastor import Pastor, PastorConfig
+from bot.ratelimit import ChatRateLimit
+from bot.settings import Settings
+from retrieval.config import IndexConfig
+from retrieval.startup import open_retriever
+from tests.conftest import FakeBotAPI, start_loopback
 
 CHATS, MESSAGES, LLM_SECONDS = 200, 5, 1.0
 
@@ -69,45 +71,61 @@ async def run(flood_limiter) -> None:
     await api.start()
     retriever = open_retriever(IndexConfig.from_settings(Settings()))
     overheads: list[float] = []
-    original_text = TelegramChannel._text
+    llm_seconds: dict[str, float] = {}  # per chat: one message of a chat is handled at a time
+    original_process, original_reply = Conversation._process, Pastor.reply
 
-    async def timed_text(self, update, context):
+    async def timed_process(self, channel, entry):
         started = time.perf_counter()
-        await original_text(self, update, context)
-        overheads.append((time.perf_counter() - started - self.pastor.timings.get("llm", 0.0)) * 1000)
+        result = await original_process(self, channel, entry)
+        llm = llm_seconds.pop(entry.inbound.chat_id, 0.0)
+        overheads.append((time.perf_counter() - started - llm) * 1000)
+        return result
 
-    TelegramChannel._text = timed_text
-    overheads.clear()
+    async def timed_reply(self, chat_id, text, channel="console"):
+        reply = await original_reply(self, chat_id, text, channel=channel)
+        llm_seconds[chat_id] = reply.timings.get("llm", 0.0)
+        return reply
+
+    Conversation._process, Pastor.reply = timed_process, timed_reply
     with tempfile.TemporaryDirectory() as tmp:
         async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=200)) as client:
             pastor = Pastor(retriever, Memory.open(Path(tmp) / "load.db"),
                             OllamaProvider(client, llm_url, "stand-in"), PastorConfig())
-            channel = TelegramChannel(api.TOKEN, pastor, pastor.memory, lambda: asyncio.sleep(0, "ok"), api.url,
-                                      rate_limit=ChatRateLimit(per_minute=60), flood_limiter=flood_limiter)
+
+            async def status(full):
+                return "ok"
+
+            core = Conversation(pastor, pastor.memory, status, rate_limit=ChatRateLimit(per_minute=60))
+            channel = TelegramChannel(api.TOKEN, core, api.url, rate_limiter=flood_limiter)
             await channel.start(poll_timeout=0.3)
+            core.start()
             started = time.perf_counter()
             for n in range(1, MESSAGES + 1):
                 for chat in range(CHATS):
                     api.push(api.message(10_000 + chat, f"o que diz Salmo 119:{n}?"))
             expected = CHATS * MESSAGES * 2  # the answer and its sources message
-            await api.wait_for(expected, timeout=600)
+            await api.wait_for_delivered(expected, timeout=600)
             total = time.perf_counter() - started
             await asyncio.sleep(1.0)
+            await channel.stop_intake()
+            await core.stop()
             await channel.stop()
     lost = duplicated = disordered = 0
     for chat in range(CHATS):
-        answers = [m["text"] for m in api.sent(chat_id=10_000 + chat) if "blockquote" not in m["text"]]
+        answers = [m["text"] for m in api.delivered(10_000 + chat) if "blockquote" not in m["text"]]
         verses = [int(v) for v in re.findall(r"Salmos 119:(\d+)", " ".join(answers))]
         lost += MESSAGES - len(set(verses))
         duplicated += len(answers) - MESSAGES if len(answers) > MESSAGES else 0
         disordered += verses != sorted(verses)
     await api.stop()
     await runner.cleanup()
-    TelegramChannel._text = original_text
+    Conversation._process, Pastor.reply = original_process, original_reply
     overheads.sort()
     limiter = "AIORateLimiter (Telegram's 30 requests/s)" if flood_limiter is None else "no flood limiter"
+    total_sent = len(api.delivered())
     print(f"-- {CHATS} chats x {MESSAGES} messages, LLM stand-in {LLM_SECONDS:.0f} s per answer, {limiter}")
-    print(f"total: {total:.1f} s; lost {lost}, duplicated {duplicated}, chats out of order {disordered}")
+    print(f"total: {total:.1f} s; lost {lost}, duplicated {duplicated}, chats out of order {disordered} "
+          f"({total_sent} messages delivered)")
     print(f"bot overhead per message (handler time minus the LLM): p50 {statistics.median(overheads):.0f} ms, "
           f"p95 {overheads[int(len(overheads) * 0.95)]:.0f} ms")
 

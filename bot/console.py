@@ -47,7 +47,7 @@ async def chat(app: App, chat_id: str) -> int:
                 continue
             if command == "/fontes":
                 query, verses = app.memory.last_sources(chat_id)
-                print("\n".join(f"  {v['reference']} — {v['text']}" for v in verses) or "Ainda não há fontes.")
+                print("\n".join(f"  {v.reference} — {v.text}" for v in verses) or "Ainda não há fontes.")
                 continue
             message_id.set(f"console-{uuid.uuid4().hex[:8]}")
             reply = await app.pastor.reply(chat_id, line)

@@ -1,4 +1,4 @@
-"""Conversation memory in SQLite (sqlite-utils): windows, last sources, processed message ids."""
+"""Conversation memory in SQLite (sqlite-utils): windows, last sources, and the inbox of messages."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
+
+from bot.inbox import DEDUPE_SECONDS, Inbox, migrate_inbox
+from bot.reply import Source
 
 WINDOW_EXCHANGES = 10
 
@@ -36,6 +39,7 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
 # Append-only: never edit or reorder an applied migration; add a new one.
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
+    ("002_inbox", migrate_inbox),
 ]
 
 
@@ -49,14 +53,18 @@ class Memory:
         self.db.execute("PRAGMA busy_timeout = 5000")
         if db.conn.execute("PRAGMA database_list").fetchone()[2]:  # a file, not :memory:
             self.db.enable_wal()
+            # WAL + NORMAL: a commit survives the process being killed (only a power cut may lose the last
+            # ones), and does not wait for a disk flush each time: the inbox commits several times a message.
+            self.db.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
+        self.inbox = Inbox(db, self._lock, clock)
 
     @classmethod
-    def open(cls, path: Path | str) -> Memory:
+    def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Memory:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=5.0)
-        return cls(sqlite_utils.Database(conn))
+        return cls(sqlite_utils.Database(conn), clock)
 
     def _migrate(self) -> None:
         with self._lock:
@@ -93,39 +101,35 @@ class Memory:
             return self.db.execute("delete from turns where chat_id = ?", [chat_id]).rowcount
 
     # -- last sources ------------------------------------------------------------------
-    def save_sources(self, chat_id: str, query: str, verses: list[dict]) -> None:
+    def save_sources(self, chat_id: str, query: str, sources: list[Source]) -> None:
+        verses = [s.as_dict() for s in sources]
         with self._lock, self.db.conn:
             self.db["sources"].upsert({"chat_id": chat_id, "query": query, "verses": json.dumps(verses),
                                        "updated_at": self.clock()}, pk="chat_id")
 
-    def last_sources(self, chat_id: str) -> tuple[str, list[dict]]:
+    def last_sources(self, chat_id: str) -> tuple[str, list[Source]]:
+        """The question last searched in this chat and the verses shown for it."""
         with self._lock:
             row = self.db.execute("select query, verses from sources where chat_id = ?", [chat_id]).fetchone()
-        return (row[0], json.loads(row[1])) if row else ("", [])
-
-    # -- duplicate deliveries ------------------------------------------------------------
-    def first_delivery(self, channel: str, message_id: str, chat_id: str) -> bool:
-        """Record a delivery; False if this message id was processed before."""
-        with self._lock, self.db.conn:
-            cursor = self.db.execute(
-                "insert or ignore into processed (channel, message_id, chat_id, processed_at) values (?, ?, ?, ?)",
-                [channel, str(message_id), chat_id, self.clock()])
-            return cursor.rowcount == 1
+        return (row[0], [Source(**v) for v in json.loads(row[1])]) if row else ("", [])
 
     # -- privacy ---------------------------------------------------------------------------
     def delete_chat(self, chat_id: str) -> int:
-        """Delete everything stored for one chat; returns how many rows went."""
+        """Delete everything said in one chat (its finished inbox rows keep only their ids); how many rows."""
         with self._lock, self.db.conn:
-            return sum(self.db.execute(f"delete from {table} where chat_id = ?", [chat_id]).rowcount
-                       for table in ("turns", "sources", "processed"))
+            removed = sum(self.db.execute(f"delete from {table} where chat_id = ?", [chat_id]).rowcount
+                          for table in ("turns", "sources"))
+        return removed + self.inbox.redact_chat(chat_id)
 
     def purge_older_than(self, seconds: float) -> int:
-        """Delete conversations and delivery records older than ``seconds``."""
-        cutoff = self.clock() - seconds
-        with self._lock, self.db.conn:
-            return (self.db.execute("delete from turns where created_at < ?", [cutoff]).rowcount
-                    + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount
-                    + self.db.execute("delete from processed where processed_at < ?", [cutoff]).rowcount)
+        """Delete conversations older than ``seconds`` (0: keep them) and inbox rows past their use."""
+        removed = 0
+        if seconds:
+            cutoff = self.clock() - seconds
+            with self._lock, self.db.conn:
+                removed = (self.db.execute("delete from turns where created_at < ?", [cutoff]).rowcount
+                           + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount)
+        return removed + self.inbox.purge(min(seconds, DEDUPE_SECONDS) if seconds else DEDUPE_SECONDS)
 
     def writable(self) -> bool:
         try:

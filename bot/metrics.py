@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -28,11 +28,17 @@ class Metrics:
         self.llm_tokens = Counter("pastor_llm_tokens", "Tokens informados pelo provedor", ["provider", "kind"],
                                   registry=r)
         self.no_evidence = Counter("pastor_no_evidence", "Respostas fixas por falta de evidência", registry=r)
+        self.deliveries = Counter("pastor_deliveries", "Mensagens entregues, recusadas ou adiadas, por canal",
+                                  ["channel", "result"], registry=r)
         self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level"], registry=r)
 
     def watch_caches(self, caches: dict) -> None:
         """Expose hit/miss counters of TTL caches ({"resultados": cache, ...}) at scrape time."""
         self.registry.register(_CacheCollector(caches))
+
+    def watch_outbox(self, inbox) -> None:
+        """Expose how many messages wait for delivery and the age of the oldest, at scrape time."""
+        self.registry.register(_OutboxCollector(inbox))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -49,3 +55,14 @@ class _CacheCollector:
             family.add_metric([name, "hit"], stats["hits"])
             family.add_metric([name, "miss"], stats["misses"])
         yield family
+
+
+class _OutboxCollector:
+    def __init__(self, inbox):
+        self.inbox = inbox
+
+    def collect(self):
+        count, oldest = self.inbox.backlog()
+        yield GaugeMetricFamily("pastor_outbox_pending", "Mensagens recebidas ainda não entregues", value=count)
+        yield GaugeMetricFamily("pastor_outbox_oldest_seconds", "Idade da mais antiga ainda não entregue",
+                                value=oldest)

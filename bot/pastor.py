@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot import texts
 from bot.citations import validate
@@ -47,7 +47,6 @@ class Pastor:
         self.llm = llm
         self.config = config
         self.metrics = metrics or Metrics()
-        self.timings: dict[str, float] = {}  # the last reply's stages, in seconds
 
     async def reply(self, chat_id: str, text: str | None, channel: str = "console") -> Reply:
         reply = await self._reply(chat_id, text)
@@ -62,7 +61,7 @@ class Pastor:
 
     async def _reply(self, chat_id: str, text: str | None) -> Reply:
         started = time.perf_counter()
-        self.timings = {}
+        timings: dict[str, float] = {}  # this reply's stages, in seconds; returned with it
         message = (text or "").strip()
         if not message:
             return Reply(texts.EMPTY, REJECTED)
@@ -73,28 +72,29 @@ class Pastor:
         if screening.level == IMMINENT:
             reply = await self._imminent(message, screening)
         else:
-            reply = await self._answer(chat_id, message, history, screening)
+            reply = await self._answer(chat_id, message, history, screening, timings)
         if reply.status != LLM_ERROR:
             self.memory.add_exchange(chat_id, message, reply.query or message, reply.text, reply.status)
             if reply.sources:
-                self.memory.save_sources(chat_id, reply.query or message, [s.as_dict() for s in reply.sources])
-        self.timings["total"] = time.perf_counter() - started
-        return reply
+                self.memory.save_sources(chat_id, reply.query or message, reply.sources)
+        timings["total"] = time.perf_counter() - started
+        return replace(reply, timings=timings)
 
     # -- the ordinary path --------------------------------------------------------------
-    async def _answer(self, chat_id: str, message: str, history, screening: Screening) -> Reply:
+    async def _answer(self, chat_id: str, message: str, history, screening: Screening,
+                      timings: dict[str, float]) -> Reply:
         query, scope, llm_called = message, None, False
         if is_followup(message, history):
             t = time.perf_counter()
             complete = None if self.llm is None else (
-                lambda msgs: self._complete(msgs, "rewrite", max_tokens=80, temperature=0.0))
+                lambda msgs: self._complete(msgs, "rewrite", timings, max_tokens=80, temperature=0.0))
             query, llm_called = await standalone(message, history, complete)
-            self.timings["rewrite"] = time.perf_counter() - t
+            timings["rewrite"] = time.perf_counter() - t
             scope = detect_scope(message)[0]  # scope words of the follow-up itself reach the filter
         t = time.perf_counter()
         result = await asyncio.to_thread(self.retriever.search, query, 10, scope)
-        self.timings["retrieval"] = time.perf_counter() - t
-        self.metrics.retrieval_seconds.observe(self.timings["retrieval"])
+        timings["retrieval"] = time.perf_counter() - t
+        self.metrics.retrieval_seconds.observe(timings["retrieval"])
         prefix = self._safety_prefix(screening)
         if result.status == "reference_missing":
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
@@ -112,7 +112,7 @@ class Pastor:
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
         try:
-            completion = await self._complete(messages, "answer")
+            completion = await self._complete(messages, "answer", timings)
         except LLMError:
             return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
                          llm_called=True, query=query)
@@ -121,13 +121,14 @@ class Pastor:
                          llm_called=True, query=query)
         t = time.perf_counter()
         checked = validate(completion.text, [s.id for s in sources], self.retriever.bible)
-        self.timings["validation"] = time.perf_counter() - t
+        timings["validation"] = time.perf_counter() - t
         if screening.medical and not screening.crisis:
             prefix = texts.MEDICAL
         return Reply(self._join(prefix, checked.text), status, self._used_first(sources, checked.kept), checked.kept,
                      checked.removed, True, screening.level, query)
 
-    async def _complete(self, messages, purpose: str, max_tokens: int | None = None, temperature: float = 0.3):
+    async def _complete(self, messages, purpose: str, timings: dict[str, float], max_tokens: int | None = None,
+                        temperature: float = 0.3):
         """One LLM call, timed and counted."""
         provider, m = self.llm.name, self.metrics
         m.llm_calls.labels(provider, purpose).inc()
@@ -141,7 +142,7 @@ class Pastor:
             raise
         finally:
             elapsed = time.perf_counter() - t
-            self.timings["llm"] = self.timings.get("llm", 0.0) + elapsed
+            timings["llm"] = timings.get("llm", 0.0) + elapsed
             m.llm_seconds.labels(provider).observe(elapsed)
         m.llm_tokens.labels(provider, "input").inc(completion.input_tokens)
         m.llm_tokens.labels(provider, "output").inc(completion.output_tokens)

@@ -35,6 +35,7 @@ class Reply:
     llm_called: bool = False
     crisis_level: str | None = None
     query: str = ""  # what was searched (the follow-up rewritten, when it was one)
+    timings: dict = field(default_factory=dict, compare=False)  # this reply's stages in seconds (llm, total…)
 
     def as_dict(self) -> dict:
         """The `python -m bot ask --json` contract."""

@@ -10,8 +10,9 @@ import sys
 from aiohttp import web
 
 from bot.app import App, build_app
-from bot.channels.telegram import TelegramChannel
-from bot.channels.whatsapp import GraphClient, WhatsAppChannel
+from bot.channels.telegram import TelegramChannel, TelegramWebhook
+from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
+from bot.conversation import Conversation
 from bot.server import build_server
 from bot.status import status_text
 from corpus.editions import edition_for
@@ -20,15 +21,25 @@ from retrieval.topics import ATTRIBUTION
 log = logging.getLogger("pastor")
 
 
-def telegram_channel(app: App) -> TelegramChannel:
+def attribution(app: App) -> str:
+    edition = edition_for(app.settings.corpus_path, app.retriever.bible.name)
+    return edition.attribution + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
+
+
+def conversation(app: App) -> Conversation:
+    async def status(full: bool) -> str:
+        return await status_text(app, full)
+
+    app.metrics.watch_outbox(app.memory.inbox)
+    return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics)
+
+
+def telegram_channel(app: App, core: Conversation) -> TelegramChannel:
     settings = app.settings
-    edition = edition_for(settings.corpus_path, app.retriever.bible.name)
-    attribution = edition.attribution + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
-    return TelegramChannel(settings.telegram_bot_token.get_secret_value(), app.pastor, app.memory,
-                           lambda: status_text(app), settings.telegram_api_base_url, attribution)
+    return TelegramChannel(settings.telegram_bot_token.get_secret_value(), core, settings.telegram_api_base_url)
 
 
-def whatsapp_channel(app: App) -> WhatsAppChannel:
+def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, WhatsAppWebhook]:
     settings = app.settings
     missing = [name for name, value in (("WHATSAPP_APP_SECRET", settings.whatsapp_app_secret.get_secret_value()),
                                         ("WHATSAPP_VERIFY_TOKEN", settings.whatsapp_verify_token.get_secret_value()),
@@ -37,19 +48,21 @@ def whatsapp_channel(app: App) -> WhatsAppChannel:
         raise SystemExit(f"WHATSAPP_ACCESS_TOKEN exige também: {', '.join(missing)}")
     graph = GraphClient(app.http, settings.whatsapp_api_base_url, settings.whatsapp_phone_number_id,
                         settings.whatsapp_access_token.get_secret_value())
-    return WhatsAppChannel(graph, app.pastor, app.memory, lambda: status_text(app))
+    channel = WhatsAppChannel(graph, core)
+    return channel, WhatsAppWebhook(channel, settings.whatsapp_verify_token.get_secret_value(),
+                                    settings.whatsapp_app_secret.get_secret_value())
 
 
 async def retention_job(memory, days: int, stop: asyncio.Event, every: float = 3600.0) -> None:
     """Purge conversations older than ``days``, now and then every ``every`` seconds, until ``stop``."""
     while not stop.is_set():
-        if days:
-            removed = memory.purge_older_than(days * 86400)
-            if removed:
-                log.info("retenção: %d registros com mais de %d dias apagados", removed, days)
+        removed = memory.purge_older_than(days * 86400)
+        if removed:
+            log.info("retenção: %d registros antigos apagados (conversas: %s)", removed,
+                     f"{days} dias" if days else "até /apagar")
         try:
             await asyncio.wait_for(stop.wait(), timeout=every)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -57,16 +70,17 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     """Start what is configured, run until ``stop`` is set, then shut everything down; returns what ran."""
     settings = app.settings
     started: list[str] = []
-    telegram = None
-    if settings.telegram_bot_token.get_secret_value():
-        telegram = telegram_channel(app)
+    core = conversation(app)
+    telegram = telegram_channel(app, core) if settings.telegram_bot_token.get_secret_value() else None
     webhook = bool(telegram and settings.telegram_webhook_url)
-    whatsapp = whatsapp_channel(app) if settings.whatsapp_access_token.get_secret_value() else None
-    server = build_server(app.ready, telegram.feed_webhook if webhook else None,
-                          settings.telegram_webhook_secret.get_secret_value(),
-                          whatsapp.accept if whatsapp else None, settings.whatsapp_verify_token.get_secret_value(),
-                          settings.whatsapp_app_secret.get_secret_value(), app.metrics)
-    runner = web.AppRunner(server, access_log=None)
+    if webhook and not settings.telegram_webhook_secret.get_secret_value():
+        raise SystemExit("TELEGRAM_WEBHOOK_URL exige TELEGRAM_WEBHOOK_SECRET")
+    handlers = [TelegramWebhook(telegram, settings.telegram_webhook_secret.get_secret_value())] if webhook else []
+    whatsapp = None
+    if settings.whatsapp_access_token.get_secret_value():
+        whatsapp, handler = whatsapp_channel(app, core)
+        handlers.append(handler)
+    runner = web.AppRunner(build_server(app.ready, handlers, app.metrics), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.http_host, settings.http_port)
     await site.start()
@@ -74,12 +88,13 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
                    + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
     try:
         if telegram:
-            if webhook and not settings.telegram_webhook_secret.get_secret_value():
-                raise SystemExit("TELEGRAM_WEBHOOK_URL exige TELEGRAM_WEBHOOK_SECRET")
             await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value())
             started.append("Telegram por webhook" if webhook else "Telegram por long polling")
         if whatsapp:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
+        resumed = core.start()
+        if resumed:
+            started.append(f"retomadas {resumed} conversa(s) com mensagens ainda não entregues")
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,
@@ -87,10 +102,11 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         await retention_job(app.memory, settings.retention_days, stop)
     finally:
         if telegram:
+            await telegram.stop_intake()
+        await runner.cleanup()  # no more webhooks: what arrived is stored
+        await core.stop(settings.shutdown_grace_seconds)
+        if telegram:
             await telegram.stop()
-        await runner.cleanup()
-        if whatsapp:
-            await whatsapp.drain()
         await app.close()
     return started
 

@@ -56,5 +56,11 @@ class Settings(BaseSettings):
     http_port: int = Field(default=8080, ge=1, le=65535)
     crisis_contacts: str = ""
     retention_days: int = Field(default=30, ge=0)  # 0 keeps conversations until /apagar
+    admin_chat_ids: str = ""  # comma-separated: who sees the full /status
+    shutdown_grace_seconds: float = Field(default=75.0, ge=0)  # in-flight answers may finish on stop
     log_level: str = "INFO"
     log_json: bool = False
+
+    @property
+    def admins(self) -> frozenset[str]:
+        return frozenset(part.strip() for part in self.admin_chat_ids.split(",") if part.strip())

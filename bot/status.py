@@ -15,22 +15,42 @@ def _duration(seconds: float) -> str:
     return f"{days}d {hours}h {minutes}min" if days else f"{hours}h {minutes}min"
 
 
-async def status_text(app) -> str:
-    """Plain Portuguese lines; never a secret."""
-    config = app.index_config
-    lines = ["Estado do Pastor Online", ""]
-    lines += index_status(config, app.retriever).lines()
+async def status_text(app, full: bool = True) -> str:
+    """Plain Portuguese lines; never a secret. Paths, errors and the backlog only when ``full`` (admins)."""
     llm = app.pastor.llm
+    probe_error = None
+    if llm is not None:
+        try:
+            await llm.probe()
+        except LLMError as error:
+            probe_error = error
+    if not full:
+        return _short(app, llm, probe_error)
+    lines = ["Estado do Pastor Online", ""]
+    lines += index_status(app.index_config, app.retriever).lines()
     if llm is None:
         lines.append("modelo de linguagem: nenhum (LLM_PROVIDER=none: respostas só com os versículos)")
     else:
-        try:
-            await llm.probe()
-            probe = "respondeu agora"
-        except LLMError as error:
-            probe = f"NÃO respondeu ({error.kind}{f', HTTP {error.status}' if error.status else ''})"
+        probe = "respondeu agora" if probe_error is None else \
+            f"NÃO respondeu ({probe_error.kind}{f', HTTP {probe_error.status}' if probe_error.status else ''})"
         lines.append(f"modelo de linguagem: {llm.name} · {llm.model} · {probe}")
+    pending, oldest = app.memory.inbox.backlog()
+    waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
+    lines.append(f"mensagens aguardando entrega: {pending}{waiting}")
     lines.append(f"no ar há: {_duration(time.time() - app.started_at)}")
     errors = app.errors.recent()
     lines.append(f"erros recentes: {len(errors)}" + (f" (último: {errors[-1]})" if errors else ""))
+    return "\n".join(lines)
+
+
+def _short(app, llm, probe_error) -> str:
+    """What anyone may see: whether the pastor can answer now, without details of the server."""
+    ready = app.retriever is not None and all(v is True for v in app.ready().values())
+    lines = ["Estado do Pastor Online", "",
+             "texto bíblico: pronto" if ready else "texto bíblico: indisponível no momento"]
+    if llm is None:
+        lines.append("respostas: só com os versículos encontrados")
+    else:
+        lines.append("respostas: funcionando" if probe_error is None
+                     else "respostas: o modelo de linguagem não está respondendo agora; tente mais tarde")
     return "\n".join(lines)

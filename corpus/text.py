@@ -9,7 +9,8 @@ from functools import lru_cache
 _TRANSLATE = str.maketrans(
     {
         **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"},
-        **{c: " " for c in "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2009\u200a\u3000\t\r\n"},
+        **{c: " " for c in "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2009\u200a"
+                          "\u3000\t\r\n"},
         "\u00b0": "º",  # a degree sign typed for the ordinal indicator ("1° Coríntios")
         "\u200b": " ",
         "\ufeff": " ",

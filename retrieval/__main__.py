@@ -13,8 +13,8 @@ from retrieval.builder import BuildInProgress, build_index
 from retrieval.config import IndexConfig
 from retrieval.embedders import EmbedderError
 from retrieval.retriever import Retriever
-from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.scope import named
+from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.status import index_status
 from retrieval.store import StoreError
 from retrieval.topics import TopicsError
@@ -49,7 +49,8 @@ def cmd_build(args) -> int:
     if report.skipped:
         print(f"nada mudou: índice em {config.index_dir} já está atualizado ({report.seconds:.2f} s)")
     else:
-        print(f"índice construído em {report.seconds:.1f} s: BM25 {'reconstruído' if report.lexical_built else 'mantido'}, "
+        lexical = "reconstruído" if report.lexical_built else "mantido"
+        print(f"índice construído em {report.seconds:.1f} s: BM25 {lexical}, "
               f"{report.vectors_upserted} vetores gravados, {report.vectors_deleted} removidos, "
               f"{report.texts_embedded} textos novos embutidos")
     return 0
@@ -141,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     evaluation.add_argument("paths", nargs="+", type=Path)
     evaluation.add_argument("--no-baselines", action="store_true")
     evaluation.add_argument("--grades", type=Path, action="append", default=[],
-                            help="notas a mais para as situações (JSONL com id e grades), ex.: bench/situation-grades.jsonl")
+                            help="notas a mais para as situações (JSONL com id e grades), "
+                                 "ex.: bench/situation-grades.jsonl")
     evaluation.add_argument("--no-build", action="store_true")
     topics = sub.add_parser("fetch-topics", help="baixa os dados de tópicos do OpenBible.info (CC BY)")
     topics.add_argument("--url")

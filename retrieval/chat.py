@@ -27,8 +27,8 @@ SHORTHAND = {
     "tlg": "tá ligado", "mlk": "moleque", "fzr": "fazer", "fazê": "fazer", "perdao": "perdão",
     "bíblia": "Bíblia", "biblia": "Bíblia", "d": "de", "dms": "demais", "demaaais": "demais",
     "msg": "mensagem", "nmrd": "namorado", "namo": "namorado", "qro": "quero", "qr": "quero", "kero": "quero",
-    "qria": "queria", "keria": "queria", "aguentu": "aguento", "vo": "vou", "cê": "você", "ce": "você", "neh": "né", "vô": "vou",
-    "cm": "com", "dps": "depois", "qlq": "qualquer", "tds": "todos", "hrs": "horas", 
+    "qria": "queria", "keria": "queria", "aguentu": "aguento", "vo": "vou", "cê": "você", "ce": "você", "neh": "né",
+    "vô": "vou", "qlq": "qualquer", "hrs": "horas",
 }
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SLASHED = re.compile(r"(?<!\w)([cps])/", re.IGNORECASE)  # "c/ a prova", "p/ mim"

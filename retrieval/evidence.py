@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import re
+from dataclasses import asdict, dataclass
 
 from corpus.text import fold
 

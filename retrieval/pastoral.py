@@ -154,7 +154,8 @@ class PastoralReader:
         if not ranked or ranked[0][0] < self.threshold:
             return []
         top = ranked[0][0]
-        return [Recognised(s, round(v, 4)) for v, s in ranked[: self.most] if v >= self.threshold and v >= top - self.margin]
+        return [Recognised(s, round(v, 4)) for v, s in ranked[: self.most]
+                if v >= self.threshold and v >= top - self.margin]
 
     def ranking(self, recognised: list[Recognised], limit: int = 100) -> NeedRanking:
         """Verses for the recognised situations: their own, then each need's chosen passages, then its topic votes.

@@ -53,7 +53,7 @@ class Retriever:
 
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
                  manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
-                 floor: EvidenceFloor = EvidenceFloor(), thesaurus: Thesaurus | None = None,
+                 floor: EvidenceFloor | None = None, thesaurus: Thesaurus | None = None,
                  pastoral: PastoralReader | None = None, tones: ToneLabels | None = None):
         self.bible = bible
         self.lexical = lexical
@@ -62,7 +62,7 @@ class Retriever:
         self.manifest = manifest
         self.topics = topics
         self.params = params
-        self.floor = floor
+        self.floor = floor if floor is not None else EvidenceFloor()
         self.thesaurus = thesaurus or Thesaurus()
         self.pastoral = pastoral
         self.tones = tones

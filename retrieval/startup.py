@@ -6,8 +6,8 @@ import logging
 
 from corpus.bible import load, sha256_of
 from retrieval.config import IndexConfig
-from retrieval.evidence import EvidenceFloor
 from retrieval.embedders import Embedder, create_embedder
+from retrieval.evidence import EvidenceFloor
 from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt, read_manifest
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader

@@ -40,7 +40,8 @@ class IndexStatus:
             f"tradução: {self.translation or '?'}",
             f"atribuição: {self.attribution or '?'}",
             f"versículos indexados: {self.verses} · documentos BM25: {self.bm25_documents} · vetores: {self.vectors}",
-            f"embedder: {embedder.get('backend', '?')} ({embedder.get('model', '?')}, {embedder.get('dimension', '?')} dim.)",
+            f"embedder: {embedder.get('backend', '?')} ({embedder.get('model', '?')}, "
+            f"{embedder.get('dimension', '?')} dim.)",
             f"repositório de vetores: {self.store}",
             f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
             f"tópicos: {self.topics or '?'}",

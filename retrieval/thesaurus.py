@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from corpus.text import fold, normalize
-from retrieval.thesaurus_table import TABLE
 
 _WORD = re.compile(r"[^\W\d_]+")
+DATA = Path(__file__).parent / "data"
 
 
 @dataclass(frozen=True)
@@ -25,9 +26,16 @@ def _split(field: str) -> list[str]:
     return [item.strip() for item in field.split(",") if item.strip()]
 
 
-def parse_table(table: str = TABLE) -> tuple[Concept, ...]:
+def data_lines(name: str) -> str:
+    """A data file of ``retrieval/data`` without its comment lines."""
+    text = (DATA / name).read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+
+
+def parse_table(table: str | None = None) -> tuple[Concept, ...]:
+    """Concepts of a table in the format of ``data/thesaurus.txt`` (that file by default)."""
     concepts = []
-    for line in table.strip().splitlines():
+    for line in (data_lines("thesaurus.txt") if table is None else table).strip().splitlines():
         name, triggers, vocabulary, topics = (part.strip() for part in line.split("|"))
         words, prefixes, phrases = [], [], []
         for trigger in _split(triggers):
@@ -77,10 +85,8 @@ class Equivalences:
     """Groups of words that different Portuguese translations use for the same thing."""
 
     def __init__(self, table: str | None = None):
-        from retrieval.thesaurus_table import EQUIVALENCES
-
         self.groups: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # (single words, phrases)
-        for line in (table if table is not None else EQUIVALENCES).strip().splitlines():
+        for line in (data_lines("equivalences.txt") if table is None else table).strip().splitlines():
             entries = [" ".join(e.replace("-", " ").split()) for e in _split(line)]
             self.groups.append((tuple(e for e in entries if " " not in e), tuple(e for e in entries if " " in e)))
         self._by_word: dict[str, list[int]] = {}
@@ -99,7 +105,7 @@ class Equivalences:
         for word in words:
             groups = self._by_word.get(word, ())
             out.append((word, *dict.fromkeys(w for g in groups for w in self.groups[g][0] if w != word)))
-        for index, (group_words, phrases) in enumerate(self.groups):
+        for group_words, phrases in self.groups:
             if any(f" {p} " in padded for p in phrases):
                 out.append(group_words)
         return out

@@ -33,7 +33,8 @@ class Tone:
 
 def load_tones(path: Path = DATA) -> tuple[Tone, ...]:
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    return tuple(Tone(key, entry["nome"], tuple(entry.get("padroes", ())), tuple(t.lower() for t in entry.get("topicos", ())))
+    return tuple(Tone(key, entry["nome"], tuple(entry.get("padroes", ())),
+                      tuple(t.lower() for t in entry.get("topicos", ())))
                  for key, entry in data.items())
 
 

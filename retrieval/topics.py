@@ -113,7 +113,6 @@ def fetch_topics(url: str, data_dir: Path, min_rows: int = 50_000, log=lambda _:
     import zipfile
 
     from corpus.fetch import download, extract_largest
-    from corpus.loaders.errors import CorpusError
 
     target_dir = Path(data_dir) / "topics"
     target_dir.mkdir(parents=True, exist_ok=True)

@@ -118,15 +118,15 @@ def minilm_path() -> str:
 
 # ---- loopback stand-ins for the LLM providers (their real wire formats) -------------
 import asyncio as _asyncio  # noqa: E402
-import time  # noqa: E402
 import json as _json  # noqa: E402
+import time  # noqa: E402
 
 from aiohttp import web as _web  # noqa: E402
 
 
 async def start_loopback(app: _web.Application) -> tuple[_web.AppRunner, str]:
     """Serve an aiohttp Application on a free loopback port; returns its runner and base URL."""
-    runner = _web.AppRunner(app)
+    runner = _web.AppRunner(app, shutdown_timeout=1.0)  # a peer left hanging must not hold the teardown
     await runner.setup()
     site = _web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -309,6 +309,7 @@ class FakeBotAPI:
         self.calls: list[tuple[str, dict]] = []
         self.call_times: list[float] = []  # monotonic time of each call, for latency measurements
         self.failures: dict[str, list[dict]] = {}
+        self.storm_until = 0.0  # loop time until which every sendMessage gets a 429
         self._updates: list[dict] = []
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
@@ -326,7 +327,13 @@ class FakeBotAPI:
 
     # -- what the bot sent --------------------------------------------------------------------
     def sent(self, method: str = "sendMessage", chat_id=None) -> list[dict]:
+        """Calls the bot made (refused ones included)."""
         return [p for m, p in self.calls if m == method and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
+
+    def delivered(self, chat_id=None) -> list[dict]:
+        """Messages the API accepted."""
+        return [p for m, p in self.calls if m == "sendMessage" and p.get("_ok")
+                and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
 
     async def wait_for(self, count: int, method: str = "sendMessage", chat_id=None, timeout: float = 30) -> list[dict]:
         deadline = _asyncio.get_running_loop().time() + timeout
@@ -334,6 +341,13 @@ class FakeBotAPI:
             assert _asyncio.get_running_loop().time() < deadline, f"only {self.sent(method, chat_id)}"
             await _asyncio.sleep(0.02)
         return self.sent(method, chat_id)
+
+    async def wait_for_delivered(self, count: int, chat_id=None, timeout: float = 30) -> list[dict]:
+        deadline = _asyncio.get_running_loop().time() + timeout
+        while len(self.delivered(chat_id)) < count:
+            assert _asyncio.get_running_loop().time() < deadline, f"only {self.delivered(chat_id)}"
+            await _asyncio.sleep(0.02)
+        return self.delivered(chat_id)
 
     # -- updates to deliver --------------------------------------------------------------------
     def push(self, update: dict) -> dict:
@@ -381,6 +395,9 @@ class FakeBotAPI:
             params = await request.json()
         self.calls.append((method, params))
         self.call_times.append(_asyncio.get_running_loop().time())
+        if method == "sendMessage" and _asyncio.get_running_loop().time() < self.storm_until:
+            return _web.json_response({"ok": False, "error_code": 429, "parameters": {"retry_after": 1},
+                                       "description": "Too Many Requests: retry after 1"}, status=429)
         failures = self.failures.get(method)
         if failures:
             failure = failures.pop(0)
@@ -390,6 +407,7 @@ class FakeBotAPI:
         if method == "getMe":
             return _web.json_response({"ok": True, "result": self.BOT})
         if method in ("sendMessage", "editMessageText"):
+            params["_ok"] = True
             chat = {"id": int(params["chat_id"]) if "chat_id" in params else 1, "type": "private"}
             result = {"message_id": self._new_message_id(), "date": 1796000000, "chat": chat, "from": self.BOT,
                       "text": params.get("text", "")}
@@ -404,7 +422,7 @@ class FakeBotAPI:
             self._arrived.clear()
             try:
                 await _asyncio.wait_for(self._arrived.wait(), timeout)
-            except _asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             pending = [u for u in self._updates if u["update_id"] >= offset]
         self._updates = pending

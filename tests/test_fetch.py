@@ -36,7 +36,7 @@ def server():
     files: dict[str, bytes] = {}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 (http.server API)
+        def do_GET(self):
             body = files.get(self.path)
             if body is None:
                 self.send_response(404)
@@ -121,7 +121,8 @@ def test_fetch_topics_from_a_zip(server, tmp_path):
 
     files, base = server
     rows = "".join(f"tema {n}\t{40005000 + n % 40 + 1:08d}\t\t{n}\n" for n in range(300))
-    files["/topic-votes.zip"] = zipped("topic-votes.txt", ("Topic\tStart Verse ID\tEnd Verse ID\tVotes\n" + rows).encode())
+    header = "Topic\tStart Verse ID\tEnd Verse ID\tVotes\n"
+    files["/topic-votes.zip"] = zipped("topic-votes.txt", (header + rows).encode())
     target = fetch_topics(f"{base}/topic-votes.zip", tmp_path, min_rows=300)
     assert target == tmp_path / "topics" / "openbible-topic-votes.tsv"
     assert target.read_text().count("\n") == 301

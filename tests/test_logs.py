@@ -5,8 +5,8 @@ import logging
 import httpx
 import pytest
 
-from bot.llm.openai import OpenAIProvider
 from bot.llm.base import LLMError, Message
+from bot.llm.openai import OpenAIProvider
 from bot.logs import configure
 
 KEY = "sk-live-SECRET-abcdef0123456789"

@@ -54,10 +54,17 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
         def app_with(url):
             pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"))
             return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
-                                   started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]))
+                                   started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]),
+                                   memory=Memory.open(tmp_path / "m.db"), ready=lambda: {"index": True})
         up = await status_text(app_with(llm_server.url))
         down = await status_text(app_with("http://127.0.0.1:9"))
-    assert "índice: pronto" in up and "versículos indexados: 14" in up
+        short_up = await status_text(app_with(llm_server.url), full=False)
+        short_down = await status_text(app_with("http://127.0.0.1:9"), full=False)
+    assert "índice: pronto" in up and "versículos indexados: 14" in up and "aguardando entrega: 0" in up
+    assert short_up.splitlines()[2:] == ["texto bíblico: pronto", "respostas: funcionando"]
+    assert "não está respondendo" in short_down
+    for short in (short_up, short_down):  # no paths, models or errors for people who are not admins
+        assert str(tmp_path) not in short and "falhou" not in short and "qwen" not in short and "/" not in short
     assert "modelo de linguagem: ollama · qwen2.5:1.5b · respondeu agora" in up
     assert "NÃO respondeu (falha de rede)" in down
     assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
@@ -65,8 +72,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
 
 async def test_retention_job_purges_old_conversations(tmp_path):
     now = [10_000_000.0]
-    memory = Memory.open(tmp_path / "m.db")
-    memory.clock = lambda: now[0]
+    memory = Memory.open(tmp_path / "m.db", clock=lambda: now[0])
     memory.add_exchange("a", "antiga", "antiga", "r", "answered")
     now[0] += 31 * 86400
     memory.add_exchange("a", "recente", "recente", "r", "answered")

@@ -135,7 +135,8 @@ async def test_window_holds_the_last_ten_exchanges(make_pastor, ollama, llm_serv
 
 
 async def test_imminent_crisis_puts_safety_first_without_generation(make_pastor, ollama, llm_server):
-    reply = await make_pastor(ollama, crisis_contacts="CVV 188 · SAMU 192").reply("c1", "qro sumir, n aguento mais viver")
+    pastor = make_pastor(ollama, crisis_contacts="CVV 188 · SAMU 192")
+    reply = await pastor.reply("c1", "qro sumir, n aguento mais viver")
     assert reply.status == CRISIS and reply.crisis_level == "imminent"
     assert reply.text.startswith(texts.CRISIS_IMMINENT)
     assert "CVV 188 · SAMU 192" in reply.text.split("\n\n")[1]
@@ -167,7 +168,7 @@ async def test_turn_and_sources_are_stored(make_pastor):
     pastor = make_pastor(None)
     reply = await pastor.reply("c9", "a formiga e o preguiçoso")
     query, verses = pastor.memory.last_sources("c9")
-    assert query == "a formiga e o preguiçoso" and [v["id"] for v in verses] == [s.id for s in reply.sources]
+    assert query == "a formiga e o preguiçoso" and verses == reply.sources
     assert [t.role for t in pastor.memory.window("c9")] == ["user", "assistant"]
 
 

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from retrieval.builder import build_index
-from retrieval.startup import open_retriever
 from retrieval.scope import named
+from retrieval.startup import open_retriever
 from tests.conftest import MINI_VERSES, ROOT
 
 

@@ -10,15 +10,18 @@ import pytest
 
 from bot import texts
 from bot.channels import messages
-from bot.channels.telegram import ChatRateLimit, TelegramChannel
+from bot.channels.telegram import TelegramChannel, TelegramWebhook
+from bot.conversation import Conversation
+from bot.delivery import DeliveryPolicy
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
+from bot.ratelimit import ChatRateLimit
 from bot.server import build_server
 
 
-async def _status() -> str:
-    return "índice: pronto\nmodelo de linguagem: nenhum"
+async def _status(full: bool) -> str:
+    return "índice: pronto\nmodelo de linguagem: nenhum" if full else "resumo"
 
 
 async def _no_sleep(_seconds):
@@ -29,12 +32,13 @@ async def _no_sleep(_seconds):
 def make_channel(tmp_path, mini_retriever, bot_api):
     channels = []
 
-    def make(llm=None, rate_limit=None, memory=None) -> TelegramChannel:
+    def make(llm=None, rate_limit=None, memory=None, **core_options) -> TelegramChannel:
         mini_retriever.result_cache.clear()
         memory = memory or Memory.open(tmp_path / "pastor.db")
         pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
-        channel = TelegramChannel(bot_api.TOKEN, pastor, memory, _status, bot_api.url, attribution="Bíblia de teste",
-                                  rate_limit=rate_limit, sleep=_no_sleep)
+        core = Conversation(pastor, memory, _status, attribution="Bíblia de teste", rate_limit=rate_limit,
+                            **{"sleep": _no_sleep, "admins": frozenset({"503"}), **core_options})
+        channel = TelegramChannel(bot_api.TOKEN, core, bot_api.url)
         channels.append(channel)
         return channel
 
@@ -43,7 +47,14 @@ def make_channel(tmp_path, mini_retriever, bot_api):
 
 async def started(channel: TelegramChannel) -> TelegramChannel:
     await channel.start(poll_timeout=0.3)
+    channel.conversation.start(sweep_every=0.2)
     return channel
+
+
+async def stopped(channel: TelegramChannel) -> None:
+    await channel.stop_intake()
+    await channel.conversation.stop()
+    await channel.stop()
 
 
 async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
@@ -57,7 +68,7 @@ async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
         assert [c["command"] for c in json.loads(bot_api.sent("setMyCommands")[0]["commands"])] == [
             "start", "ajuda", "fontes", "status", "nova", "apagar"]
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_start_and_nova(make_channel, bot_api, tmp_path):
@@ -70,10 +81,10 @@ async def test_start_and_nova(make_channel, bot_api, tmp_path):
         replies = await bot_api.wait_for(4, chat_id=514)
         assert replies[2]["text"] == messages.NEW_CONVERSATION
         assert "Bíblia de teste" in replies[3]["text"] and "/apagar" in replies[3]["text"]
-        assert channel.memory.window("514") == []
-        assert channel.memory.last_sources("514")[1]  # /nova forgets the window, not the sources
+        assert channel.conversation.memory.window("514") == []
+        assert channel.conversation.memory.last_sources("514")[1]  # /nova forgets the window, not the sources
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_no_sources_message_without_sources(make_channel, bot_api):
@@ -84,14 +95,14 @@ async def test_no_sources_message_without_sources(make_channel, bot_api):
         first, second = await bot_api.wait_for(2, chat_id=502)
         assert first["text"] == texts.NO_EVIDENCE and second["text"] == messages.HELP
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_fontes_after_a_restart_status_and_erase(make_channel, bot_api, tmp_path):
     channel = await started(make_channel())
     bot_api.push(bot_api.message(503, "a formiga e o preguiçoso"))
     await bot_api.wait_for(2, chat_id=503)
-    await channel.stop()
+    await stopped(channel)
     memory = Memory.open(tmp_path / "pastor.db")  # a new process, the same database
     channel = await started(make_channel(memory=memory))
     try:
@@ -109,7 +120,7 @@ async def test_fontes_after_a_restart_status_and_erase(make_channel, bot_api, tm
         assert memory.window("503") == [] and memory.last_sources("503") == ("", [])
         assert bot_api.sent("answerCallbackQuery")
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_long_answers_are_split_and_escaped(make_channel, bot_api, llm_server):
@@ -125,7 +136,7 @@ async def test_long_answers_are_split_and_escaped(make_channel, bot_api, llm_ser
             assert len(parts) >= 2 and all(len(p) <= 4096 for p in parts)
             assert "&lt;b&gt;cuida&lt;/b&gt;" in parts[0] and "&amp;" in parts[0] and "<b>cuida" not in parts[0]
         finally:
-            await channel.stop()
+            await stopped(channel)
 
 
 async def test_non_text_groups_edits_and_channels(make_channel, bot_api):
@@ -152,7 +163,7 @@ async def test_non_text_groups_edits_and_channels(make_channel, bot_api):
         assert len(bot_api.sent(chat_id=-600)) == 2  # only the message that mentioned the bot
         assert bot_api.sent(chat_id=-700) == []
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_duplicate_update_is_processed_once(make_channel, bot_api):
@@ -166,7 +177,7 @@ async def test_duplicate_update_is_processed_once(make_channel, bot_api):
         await asyncio.sleep(0.5)
         assert len(bot_api.sent(chat_id=506)) == 2
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_429_from_the_bot_api_is_retried(make_channel, bot_api):
@@ -178,7 +189,44 @@ async def test_429_from_the_bot_api_is_retried(make_channel, bot_api):
         sent = await bot_api.wait_for(2, chat_id=507)  # the refused attempt and the delivered one
         assert sent[-1]["text"] == messages.HELP
     finally:
-        await channel.stop()
+        await stopped(channel)
+
+
+async def test_a_storm_of_429s_delays_the_answer_and_its_sources_but_loses_and_doubles_nothing(make_channel,
+                                                                                               bot_api):
+    channel = make_channel(sleep=asyncio.sleep, policy=DeliveryPolicy(attempts=3, later=0.5))
+    await started(channel)
+    try:
+        storm = 4.0  # longer than the attempts made at once: the answer is postponed and retried later
+        bot_api.storm_until = asyncio.get_running_loop().time() + storm
+        bot_api.push(bot_api.message(515, "a formiga e o preguiçoso"))
+        await asyncio.sleep(1.0)
+        inbox = channel.conversation.inbox
+        assert bot_api.delivered(515) == [] and inbox.backlog()[0] == 1  # pending, not dropped
+        answer, sources = await bot_api.wait_for_delivered(2, chat_id=515, timeout=30)
+        assert bot_api.call_times[-1] >= bot_api.storm_until
+        assert "Provérbios" in answer["text"] and "blockquote" in sources["text"]  # the answer first
+        await asyncio.sleep(1.0)
+        assert len(bot_api.delivered(515)) == 2 and inbox.backlog()[0] == 0
+        metrics = channel.conversation.metrics.render().decode()
+        assert 'pastor_deliveries_total{channel="telegram",result="postponed"}' in metrics
+        assert 'pastor_deliveries_total{channel="telegram",result="delivered"} 1.0' in metrics
+    finally:
+        await stopped(channel)
+
+
+async def test_a_refused_message_is_not_retried_and_its_sources_never_go_alone(make_channel, bot_api):
+    bot_api.failures["sendMessage"] = [{"error_code": 400, "description": "Bad Request: chat not found"}]
+    channel = await started(make_channel())
+    try:
+        bot_api.push(bot_api.message(516, "a formiga e o preguiçoso"))
+        bot_api.push(bot_api.message(516, "/ajuda"))
+        await bot_api.wait_for_delivered(1, chat_id=516)
+        await asyncio.sleep(0.5)
+        assert len(bot_api.sent(chat_id=516)) == 2  # the refused answer once (no retry), then the help
+        assert [m["text"] for m in bot_api.delivered(516)] == [messages.HELP]  # no sources without the answer
+    finally:
+        await stopped(channel)
 
 
 async def test_rate_limit_waits_politely_and_loses_nothing(make_channel, bot_api):
@@ -194,7 +242,7 @@ async def test_rate_limit_waits_politely_and_loses_nothing(make_channel, bot_api
         assert len(notes) == 1 and len(answers) == 3
         assert "Salmos 23:2" in answers[-1]  # in order: the last message answered last
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_chats_run_concurrently_but_each_in_order(make_channel, bot_api):
@@ -207,19 +255,19 @@ async def test_chats_run_concurrently_but_each_in_order(make_channel, bot_api):
             answers = [m["text"] for m in await bot_api.wait_for(6, chat_id=chat) if "blockquote" not in m["text"]]
             assert [a.rsplit("(", 1)[1] for a in answers] == ["Salmos 23:1)", "Salmos 23:2)", "Salmos 23:3)"]
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_a_handler_error_gets_an_apology_and_the_bot_goes_on(make_channel, bot_api):
     channel = make_channel()
-    original = channel.pastor.reply
+    original = channel.conversation.pastor.reply
 
     async def flaky(chat_id, text, **kwargs):
         if "explode" in text:
             raise RuntimeError("falha de teste")
         return await original(chat_id, text, **kwargs)
 
-    channel.pastor.reply = flaky
+    channel.conversation.pastor.reply = flaky
     await started(channel)
     try:
         bot_api.push(bot_api.message(512, "explode"))
@@ -227,7 +275,7 @@ async def test_a_handler_error_gets_an_apology_and_the_bot_goes_on(make_channel,
         sent = await bot_api.wait_for(2, chat_id=512)
         assert [m["text"] for m in sent] == [messages.SORRY, messages.HELP]
     finally:
-        await channel.stop()
+        await stopped(channel)
 
 
 async def test_webhook_secret_and_delivery(make_channel, bot_api, aiohttp_client_factory):
@@ -235,7 +283,8 @@ async def test_webhook_secret_and_delivery(make_channel, bot_api, aiohttp_client
     await channel.start(webhook_url="https://exemplo.org/telegram/webhook", secret="s3gr3do")
     try:
         assert bot_api.sent("setWebhook")[0]["secret_token"] == "s3gr3do"
-        server = build_server(lambda: {"index": True}, channel.feed_webhook, "s3gr3do")
+        channel.conversation.start()
+        server = build_server(lambda: {"index": True}, [TelegramWebhook(channel, "s3gr3do")])
         client = await aiohttp_client_factory(server)
         update = bot_api.message(513, "/ajuda")
         assert (await client.post("/telegram/webhook", json=update)).status == 403
@@ -249,4 +298,49 @@ async def test_webhook_secret_and_delivery(make_channel, bot_api, aiohttp_client
         health = await client.get("/healthz")
         assert health.status == 200 and (await client.get("/readyz")).status == 200
     finally:
-        await channel.stop()
+        await stopped(channel)
+
+
+async def test_hostile_webhook_bodies_get_a_4xx_never_a_500(make_channel, bot_api, aiohttp_client_factory):
+    channel = make_channel()
+    await channel.start(webhook_url="https://exemplo.org/telegram/webhook", secret="s3gr3do")
+    channel.conversation.start()
+    try:
+        client = await aiohttp_client_factory(build_server(lambda: {"index": True}, [TelegramWebhook(channel,
+                                                                                                     "s3gr3do")]))
+        ok = {"X-Telegram-Bot-Api-Secret-Token": "s3gr3do"}
+        for body in ({"update_id": 1, "message": "uma string"}, {"update_id": "1"}, [1], {"update_id": 2,
+                     "message": {"message_id": 1, "date": 1, "chat": "x"}},
+                     {"update_id": 3, "callback_query": {"id": 1, "from": []}}):
+            response = await client.post("/telegram/webhook", json=body, headers=ok)
+            assert 400 <= response.status < 500 and "Traceback" not in await response.text(), body
+        odd = await client.post("/telegram/webhook", json={"update_id": 4},
+                                headers={"X-Telegram-Bot-Api-Secret-Token": "s3gr3do-é".encode().decode("latin-1")})
+        assert odd.status == 403
+        assert channel.conversation.inbox.backlog()[0] == 0
+    finally:
+        await stopped(channel)
+
+
+async def test_full_status_only_for_admins(make_channel, bot_api):
+    channel = await started(make_channel(admins=frozenset({"518"})))
+    try:
+        bot_api.push(bot_api.message(517, "/status"))
+        bot_api.push(bot_api.message(518, "/status"))
+        (someone,) = await bot_api.wait_for_delivered(1, chat_id=517)
+        (admin,) = await bot_api.wait_for_delivered(1, chat_id=518)
+        assert someone["text"] == "resumo" and admin["text"].startswith("índice: pronto")
+    finally:
+        await stopped(channel)
+
+
+async def test_per_chat_state_is_released_when_chats_go_quiet(make_channel, bot_api):
+    channel = await started(make_channel())
+    try:
+        for chat in range(600, 640):
+            bot_api.push(bot_api.message(chat, "/ajuda"))
+        await bot_api.wait_for_delivered(40)
+        await channel.conversation.drain()
+        assert channel.conversation._workers == {}  # no lock or task kept per chat ever seen
+    finally:
+        await stopped(channel)

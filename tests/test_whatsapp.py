@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from bot.channels import messages
-from bot.channels.whatsapp import GraphClient, WhatsAppChannel
+from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
+from bot.conversation import Conversation
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
 from bot.server import build_server
@@ -35,24 +36,24 @@ async def whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory):
     mini_retriever.result_cache.clear()
     memory = Memory.open(tmp_path / "pastor.db")
     async with httpx.AsyncClient() as http:
-        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN, sleep=_no_sleep)
-        channel = WhatsAppChannel(graph, Pastor(mini_retriever, memory, None, PastorConfig()), memory,
-                                  status_text=lambda: _status())
-        server = build_server(lambda: {"index": True}, whatsapp_accept=channel.accept, whatsapp_verify_token=VERIFY,
-                              whatsapp_app_secret=SECRET)
+        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
+        core = Conversation(Pastor(mini_retriever, memory, None, PastorConfig()), memory, _status, sleep=_no_sleep)
+        channel = WhatsAppChannel(graph, core)
+        server = build_server(lambda: {"index": True}, [WhatsAppWebhook(channel, VERIFY, SECRET)])
         client = await aiohttp_client_factory(server)
+        core.start(sweep_every=0.2)
         yield channel, client
-        await channel.drain()
+        await core.stop()
 
 
-async def _status():
+async def _status(full: bool):
     return "índice: pronto"
 
 
 async def deliver(client, channel, payload, secret=SECRET):
     body, headers = signed(payload, secret)
     response = await client.post("/whatsapp/webhook", data=body, headers=headers)
-    await channel.drain()
+    await channel.conversation.drain()
     return response
 
 
@@ -122,7 +123,7 @@ async def test_non_text_and_command_words(whatsapp, graph_api):
     await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.C5", type="interactive", interactive={
         "type": "button_reply", "button_reply": {"id": "apagar:sim", "title": "Sim, apagar tudo"}}))
     assert graph_api.sent("text")[-1]["text"]["body"] == messages.ERASED
-    assert channel.memory.window("5511966665555") == []
+    assert channel.conversation.memory.window("5511966665555") == []
 
 
 async def test_graph_errors_are_retried_or_logged_without_the_token(whatsapp, graph_api, caplog):
@@ -147,3 +148,30 @@ async def test_bodies_over_3_mb_are_refused(whatsapp):
     signature = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
     response = await client.post("/whatsapp/webhook", data=body, headers={"X-Hub-Signature-256": signature})
     assert response.status == 413
+
+
+@pytest.mark.parametrize("payload", [
+    {"entry": ["x"]},
+    {"entry": "x"},
+    {"entry": [{"changes": [{"value": {"messages": [{"from": ["5511"], "id": "wamid.H1", "type": "text"}]}}]}]},
+    {"entry": [{"changes": [{"value": {"messages": ["texto"]}}]}]},
+    {"entry": [{"changes": [{"value": "x"}]}]},
+    {"entry": [{"changes": [{"value": {"messages": [{"from": "5511", "id": "wamid.H2", "type": "text",
+                                                     "text": "não é objeto"}]}}]}]},
+    [1, 2],
+])
+async def test_hostile_shapes_get_a_400_never_a_500(whatsapp, graph_api, payload):
+    channel, client = whatsapp
+    body = json.dumps(payload).encode()
+    headers = {"X-Hub-Signature-256": "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()}
+    response = await client.post("/whatsapp/webhook", data=body, headers=headers)
+    assert response.status == 400 and "Traceback" not in await response.text()
+    assert graph_api.posts == [] and channel.conversation.inbox.backlog()[0] == 0
+
+
+async def test_a_non_ascii_signature_is_refused_with_403(whatsapp):
+    channel, client = whatsapp
+    body, _ = signed(whatsapp_delivery("5511944443333", "wamid.E1", "oi"))
+    response = await client.post("/whatsapp/webhook", data=body,
+                                 headers={"X-Hub-Signature-256": "sha256=çççç".encode().decode("latin-1")})
+    assert response.status == 403

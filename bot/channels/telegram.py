@@ -1,30 +1,34 @@
-"""Telegram: the real python-telegram-bot `Application`, by long polling or by our webhook."""
+"""Telegram: the real python-telegram-bot `Application` (polling) or our webhook in; Bot API calls out.
+
+Updates become `Inbound` messages stored in the inbox before Telegram is told they arrived: by the
+webhook handler before it answers 200, and by long polling before the next ``getUpdates`` (which is
+what acknowledges them).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+import json
 import logging
-import time
-from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from aiohttp import web
+from telegram import BotCommand, InlineKeyboardMarkup, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
-from telegram.error import NetworkError, RetryAfter, TelegramError
-from telegram.ext import (AIORateLimiter, Application, ApplicationHandlerStop, CallbackQueryHandler, CommandHandler,
-                          ContextTypes, MessageHandler, TypeHandler, filters)
+from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.ext import AIORateLimiter, Application, ExtBot
+from telegram.request import HTTPXRequest
 
 from bot.channels import messages
 from bot.channels.formatting import sources_html, telegram_html_parts
-from bot.logs import message_id
-from bot.memory import Memory
-from bot.pastor import Pastor
-from bot.reply import Source
+from bot.conversation import COMMANDS, Conversation, Outgoing
+from bot.delivery import DeliveryError
+from bot.inbox import Inbound
 
 log = logging.getLogger("pastor.telegram")
 
-COMMANDS = [
+BOT_COMMANDS = [
     BotCommand("start", "O que este bot faz"),
     BotCommand("ajuda", "Como conversar comigo"),
     BotCommand("fontes", "Versículos da última resposta"),
@@ -32,147 +36,176 @@ COMMANDS = [
     BotCommand("nova", "Começar uma conversa nova"),
     BotCommand("apagar", "Apagar tudo o que guardei desta conversa"),
 ]
-NON_TEXT = (filters.Sticker.ALL | filters.PHOTO | filters.VOICE | filters.AUDIO | filters.VIDEO | filters.VIDEO_NOTE
-            | filters.Document.ALL | filters.LOCATION | filters.CONTACT | filters.ANIMATION | filters.POLL)
+ALLOWED_UPDATES = ["message", "callback_query"]
 TYPING_EVERY = 4.0
+CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": "apagar:sim"},
+                                      {"text": "Cancelar", "callback_data": "apagar:nao"}]]}
 
 
-class ChatRateLimit:
-    """At most ``per_minute`` messages a minute per chat; the excess waits, it is never dropped."""
+class InboxBot(ExtBot):
+    """An ExtBot that hands every polled update to the inbox before ``getUpdates`` returns."""
 
-    def __init__(self, per_minute: int = 6, clock: Callable[[], float] = time.monotonic):
-        self.per_minute, self.clock = per_minute, clock
-        self._times: dict[str, deque[float]] = defaultdict(deque)
+    def __init__(self, *args, on_updates=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._on_updates = on_updates
 
-    def wait_for(self, chat_id: str) -> float:
-        """Seconds to wait before this chat's next message may be processed (then it is counted)."""
-        now = self.clock()
-        times = self._times[chat_id]
-        while times and now - times[0] >= 60:
-            times.popleft()
-        wait = 0.0 if len(times) < self.per_minute else 60 - (now - times[0])
-        times.append(now + wait)
-        return wait
+    async def get_updates(self, *args, **kwargs):
+        updates = await super().get_updates(*args, **kwargs)
+        if self._on_updates is not None:
+            self._on_updates(updates)
+        return updates
 
 
 class TelegramChannel:
-    """Wires handlers onto a python-telegram-bot Application; knows nothing of the environment."""
+    """Turns updates into `Inbound`, renders the core's answers as Bot API calls and makes them."""
 
-    def __init__(self, token: str, pastor: Pastor, memory: Memory, status_text: Callable[[], Awaitable[str]],
-                 api_base_url: str = "https://api.telegram.org", attribution: str = "",
-                 rate_limit: ChatRateLimit | None = None, sleep=asyncio.sleep, flood_limiter=None):
-        self.pastor, self.memory, self.status_text, self.attribution = pastor, memory, status_text, attribution
-        self.rate_limit = rate_limit or ChatRateLimit()
-        self.sleep = sleep
-        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+    name = "telegram"
+
+    def __init__(self, token: str, conversation: Conversation, api_base_url: str = "https://api.telegram.org",
+                 rate_limiter=None):
+        self.conversation = conversation
         base = api_base_url.rstrip("/")
-        self.app: Application = (
-            Application.builder().token(token).base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
-            .rate_limiter(flood_limiter or AIORateLimiter(max_retries=3)).concurrent_updates(64).build()
-        )
-        self._add_handlers()
-
-    def _add_handlers(self) -> None:
-        app = self.app
-        app.add_handler(TypeHandler(Update, self._drop_duplicates), group=-1)
-        for name, callback in (("start", self._start), ("ajuda", self._help), ("fontes", self._sources),
-                               ("status", self._status), ("nova", self._new), ("apagar", self._erase)):
-            app.add_handler(CommandHandler(name, self._in_order(callback), filters=filters.UpdateType.MESSAGE))
-        app.add_handler(CallbackQueryHandler(self._in_order(self._erase_answer), pattern=r"^apagar:(sim|nao)$"))
-        app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND,
-                                       self._in_order(self._text)))
-        app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & NON_TEXT, self._in_order(self._non_text)))
-        app.add_error_handler(self._error)
-
-    def _in_order(self, handler):
-        """One chat's updates are handled one at a time, in arrival order; other chats run concurrently."""
-
-        async def ordered(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-            message_id.set(f"tg-{update.update_id}")
-            async with self._locks[str(update.effective_chat.id)]:
-                await handler(update, context)
-
-        return ordered
+        bot = InboxBot(token, base_url=f"{base}/bot", base_file_url=f"{base}/file/bot", on_updates=self._polled,
+                       request=HTTPXRequest(connection_pool_size=CONNECTIONS), get_updates_request=HTTPXRequest(),
+                       rate_limiter=rate_limiter or AIORateLimiter(max_retries=0))  # retries are the core's
+        self.app: Application = Application.builder().bot(bot).concurrent_updates(8).build()
+        self.bot = bot
+        conversation.register(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def start(self, webhook_url: str = "", secret: str = "", poll_timeout: float = 10) -> None:
         await self.app.initialize()
-        await self.app.bot.set_my_commands(COMMANDS)
+        await self.bot.set_my_commands(BOT_COMMANDS)
         await self.app.start()
         if webhook_url:
-            await self.app.bot.set_webhook(webhook_url, secret_token=secret or None,
-                                           allowed_updates=["message", "callback_query"])
+            await self.bot.set_webhook(webhook_url, secret_token=secret or None, allowed_updates=ALLOWED_UPDATES)
         else:
-            await self.app.bot.delete_webhook()
-            await self.app.updater.start_polling(timeout=poll_timeout, allowed_updates=["message", "callback_query"],
+            await self.bot.delete_webhook()
+            await self.app.updater.start_polling(timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
                                                  error_callback=self._polling_error)
 
-    async def stop(self) -> None:
+    async def stop_intake(self) -> None:
+        """Stop polling (its last ``getUpdates`` stores what it confirms); sending still works."""
         if self.app.updater and self.app.updater.running:
             await self.app.updater.stop()
+
+    async def stop(self) -> None:
+        await self.stop_intake()
         if self.app.running:
             await self.app.stop()
         await self.app.shutdown()
-
-    async def feed_webhook(self, data: dict) -> None:
-        """An update received by our aiohttp webhook, queued for the same handlers as polling."""
-        await self.app.update_queue.put(Update.de_json(data, self.app.bot))
 
     @staticmethod
     def _polling_error(error: TelegramError) -> None:
         log.warning("erro ao buscar atualizações do Telegram: %s", type(error).__name__)
 
-    # -- gates ---------------------------------------------------------------------------------
-    async def _drop_duplicates(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    # -- in ----------------------------------------------------------------------------------------
+    def _polled(self, updates) -> None:
+        for update in updates:
+            self.accept(update)
+
+    def accept(self, update: Update) -> bool:
+        """Store one update for the core; False when it is not for us or was seen before."""
+        inbound = self.inbound(update)
+        return inbound is not None and self.conversation.accept(inbound)
+
+    def inbound(self, update: Update) -> Inbound | None:
+        """What the person sent, or None for what the bot does not answer (channels, edits, other groups' talk)."""
         chat = update.effective_chat
         if chat is None or chat.type == ChatType.CHANNEL:
-            raise ApplicationHandlerStop
-        if not self.memory.first_delivery("telegram", str(update.update_id), str(chat.id)):
-            log.info("atualização %s repetida: ignorada", update.update_id)
-            raise ApplicationHandlerStop
+            return None
+        chat_id, update_id = str(chat.id), str(update.update_id)
+        query = update.callback_query
+        if query is not None:
+            if query.data not in ("apagar:sim", "apagar:nao"):
+                return None
+            meta = {"callback_id": query.id, "message_id": query.message.message_id if query.message else None}
+            return Inbound(self.name, chat_id, update_id, "button", query.data, meta)
         message = update.message
-        if message and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP) and not self._addressed(message, context):
-            raise ApplicationHandlerStop
+        if message is None:
+            return None
+        group = chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+        if group and not self._addressed(message):
+            return None
+        meta = {"private": chat.type == ChatType.PRIVATE}
+        if message.text is None:
+            return Inbound(self.name, chat_id, update_id, "other", "", meta)
+        text = message.text
+        if self.bot.username:
+            text = text.replace(f"@{self.bot.username}", "").strip()
+        if text.startswith("/"):
+            command = text[1:].split(maxsplit=1)[0].split("@")[0].lower() if len(text) > 1 else ""
+            return Inbound(self.name, chat_id, update_id, "command", command if command in COMMANDS else "ajuda",
+                           meta)
+        return Inbound(self.name, chat_id, update_id, "text", text, meta)
 
-    @staticmethod
-    def _addressed(message, context) -> bool:
+    def _addressed(self, message) -> bool:
         """In groups the bot answers only when mentioned or replied to."""
-        me = context.bot.username or ""
-        if message.reply_to_message and message.reply_to_message.from_user \
-                and message.reply_to_message.from_user.id == context.bot.id:
+        me = self.bot.username or ""
+        replied = message.reply_to_message
+        if replied and replied.from_user and replied.from_user.id == self.bot.id:
             return True
-        text = message.text or message.caption or ""
-        return bool(me) and f"@{me.lower()}" in text.lower()
+        return bool(me) and f"@{me.lower()}" in (message.text or message.caption or "").lower()
 
-    # -- messages ------------------------------------------------------------------------------
-    async def _text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat_id = str(update.effective_chat.id)
-        text = update.message.text
-        me = context.bot.username
-        if me:
-            text = text.replace(f"@{me}", "").strip()
-        wait = self.rate_limit.wait_for(chat_id)
-        if wait > 0:
-            await self._send(context, chat_id, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
-            await self.sleep(wait)
-        async with self._typing(context, chat_id):
-            reply = await self.pastor.reply(chat_id, text, channel="telegram")
-            for part in telegram_html_parts(reply.text):
-                await self._send(context, chat_id, part, html=True)
-        if reply.sources:
-            await self._send(context, chat_id, sources_html(reply.sources), html=True)
+    # -- out ---------------------------------------------------------------------------------------
+    def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
+        parts: list[dict] = []
+        for item in outgoing:
+            if item.kind == "answer":
+                parts += [{"method": "sendMessage", "text": p, "parse_mode": "HTML"}
+                          for p in telegram_html_parts(item.text)]
+            elif item.kind in ("sources", "sources_list"):
+                parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML"})
+            elif item.kind == "erase_confirm":
+                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS})
+            elif item.kind == "erase_done" and inbound.meta.get("callback_id"):
+                parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
+                              "optional": True})  # a query too old to answer is no reason to stop
+                parts.append({"method": "editMessageText", "message_id": inbound.meta.get("message_id"),
+                              "text": item.text})
+            else:
+                parts.append({"method": "sendMessage", "text": messages.HELP if item.kind == "help" else item.text})
+        return parts
 
-    async def _non_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        await self._send(context, str(update.effective_chat.id), messages.ONLY_TEXT)
+    async def deliver(self, chat_id: str, part: dict) -> None:
+        method = part["method"]
+        try:
+            if method == "sendMessage":
+                markup = part.get("reply_markup")
+                await self.bot.send_message(chat_id, part["text"], parse_mode=part.get("parse_mode") and ParseMode.HTML,
+                                            disable_web_page_preview=True,
+                                            reply_markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup
+                                            else None)
+            elif method == "editMessageText":
+                await self.bot.edit_message_text(part["text"], chat_id=chat_id, message_id=part["message_id"])
+            elif method == "answerCallbackQuery":
+                await self.bot.answer_callback_query(part["callback_query_id"])
+        except RetryAfter as error:
+            delay = error.retry_after
+            seconds = delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay)
+            raise DeliveryError(f"Bot API 429 em {method} (retry_after {seconds:g} s)", retry_after=seconds) from None
+        except (BadRequest, Forbidden, InvalidToken) as error:  # BadRequest is a NetworkError: test it first
+            if part.get("optional"):
+                log.info("%s recusado pelo Telegram (ignorado): %s", method, error)
+                return
+            raise DeliveryError(f"Bot API recusou {method}: {type(error).__name__}: {error}", permanent=True) from None
+        except TelegramError as error:
+            raise DeliveryError(f"Bot API falhou em {method}: {type(error).__name__}: {error}") from None
 
     @contextlib.asynccontextmanager
-    async def _typing(self, context, chat_id: str):
+    async def typing(self, inbound: Inbound):
+        async def typing_once():
+            with contextlib.suppress(TelegramError):
+                await self.bot.send_chat_action(inbound.chat_id, ChatAction.TYPING)
+
         async def keep_typing():
             while True:
-                with contextlib.suppress(TelegramError):
-                    await context.bot.send_chat_action(chat_id, ChatAction.TYPING)
                 await asyncio.sleep(TYPING_EVERY)
+                await typing_once()
 
+        await typing_once()  # at once, before the answer is prepared
         task = asyncio.create_task(keep_typing())
         try:
             yield
@@ -181,60 +214,33 @@ class TelegramChannel:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def _send(self, context, chat_id: str, text: str, html: bool = False, **kwargs) -> None:
-        for attempt in range(3):
-            try:
-                await context.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML if html else None,
-                                               disable_web_page_preview=True, **kwargs)
-                return
-            except RetryAfter as error:
-                delay = error.retry_after
-                await self.sleep(delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay))
-            except NetworkError:
-                if attempt == 2:
-                    raise
-                await self.sleep(1.0 * (attempt + 1))
 
-    # -- commands ----------------------------------------------------------------------------------
-    async def _start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        await self._send(context, str(update.effective_chat.id), messages.welcome(self.attribution))
+class TelegramWebhook:
+    """The webhook route: checks Telegram's secret header, stores the update, then answers 200."""
 
-    async def _help(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        await self._send(context, str(update.effective_chat.id), messages.HELP)
+    def __init__(self, channel: TelegramChannel, secret: str):
+        if not secret:
+            raise ValueError("o webhook do Telegram exige um segredo (TELEGRAM_WEBHOOK_SECRET)")
+        self.channel, self.secret = channel, secret.encode()
 
-    async def _sources(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        chat_id = str(update.effective_chat.id)
-        _, verses = self.memory.last_sources(chat_id)
-        if not verses:
-            await self._send(context, chat_id, messages.NO_SOURCES)
-            return
-        await self._send(context, chat_id, sources_html([Source(**v) for v in verses]), html=True)
+    def register(self, app: web.Application, path: str = "/telegram/webhook") -> None:
+        app.router.add_post(path, self.handle)
 
-    async def _status(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        await self._send(context, str(update.effective_chat.id), await self.status_text())
-
-    async def _new(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        self.memory.forget_window(str(update.effective_chat.id))
-        await self._send(context, str(update.effective_chat.id), messages.NEW_CONVERSATION)
-
-    async def _erase(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Sim, apagar tudo", callback_data="apagar:sim"),
-                                          InlineKeyboardButton("Cancelar", callback_data="apagar:nao")]])
-        await self._send(context, str(update.effective_chat.id), messages.ERASE_CONFIRM, reply_markup=keyboard)
-
-    async def _erase_answer(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        await query.answer()
-        if query.data == "apagar:sim":
-            self.memory.delete_chat(str(update.effective_chat.id))
-            await query.edit_message_text(messages.ERASED)
-        else:
-            await query.edit_message_text(messages.ERASE_CANCELLED)
-
-    # -- errors ------------------------------------------------------------------------------------
-    async def _error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-        error = context.error
-        log.error("erro ao tratar atualização: %s: %s", type(error).__name__, error)
-        if isinstance(update, Update) and update.effective_chat:
-            with contextlib.suppress(TelegramError):
-                await context.bot.send_message(update.effective_chat.id, messages.SORRY)
+    async def handle(self, request: web.Request) -> web.Response:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not given.isascii() or not hmac.compare_digest(given.encode(), self.secret):
+            log.warning("webhook do Telegram com segredo ausente ou errado: recusado")
+            return web.json_response({"error": "forbidden"}, status=403)
+        try:
+            data = json.loads(await request.read())
+        except (ValueError, UnicodeDecodeError):
+            return web.json_response({"error": "invalid json"}, status=400)
+        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            return web.json_response({"error": "not an update"}, status=400)
+        try:
+            update = Update.de_json(data, self.channel.bot)
+            self.channel.accept(update)
+        except Exception as error:  # untrusted input of any odd shape: a 400, never a 500 with a traceback
+            log.warning("atualização do Telegram malformada recusada: %s", type(error).__name__)
+            return web.json_response({"error": "malformed update"}, status=400)
+        return web.json_response({"ok": True})

@@ -1,196 +1,215 @@
-"""WhatsApp Cloud API: signed webhook deliveries in, Graph API messages out (httpx)."""
+"""WhatsApp Cloud API: signed webhook deliveries in (stored before Meta gets its 200), Graph API messages out."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
+import json
 import logging
-from collections import defaultdict
-from collections.abc import Awaitable, Callable
 
 import httpx
+from aiohttp import web
 
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
-from bot.logs import message_id
-from bot.memory import Memory
-from bot.pastor import Pastor
-from bot.reply import Source
+from bot.conversation import COMMANDS, Conversation, Outgoing
+from bot.delivery import DeliveryError
+from bot.inbox import Inbound
 
 log = logging.getLogger("pastor.whatsapp")
 
 LIMIT = 4096
 SOURCES_BUTTON = ("fontes", "📖 Ver fontes")
-COMMANDS = {"fontes", "status", "ajuda", "nova", "apagar"}
+ERASE_BUTTONS = [("apagar:sim", "Sim, apagar tudo"), ("apagar:nao", "Cancelar")]
 OUTSIDE_WINDOW = 131047  # the 24-hour customer service window is closed
-RETRYABLE = {429, 500, 502, 503, 504}
+TYPING_EVERY = 20.0  # the indicator lasts ~25 s or until the answer is sent
 
 
 def valid_signature(body: bytes, header: str, app_secret: str) -> bool:
     """X-Hub-Signature-256: "sha256=" + HMAC-SHA256 of the raw body, compared in constant time."""
-    if not app_secret or not header.startswith("sha256="):
+    if not app_secret or not header.isascii() or not header.startswith("sha256="):
         return False
     expected = hmac.new(app_secret.encode(), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, header[7:].strip().lower())
-
-
-class GraphError(RuntimeError):
-    def __init__(self, status: int, code: int | None, message: str):
-        self.status, self.code = status, code
-        super().__init__(f"Graph API HTTP {status} (código {code}): {message[:200]}")
+    return hmac.compare_digest(expected.encode(), header[7:].strip().lower().encode())
 
 
 class GraphClient:
-    """Sends messages through the Graph API; retries 429 and 5xx a bounded number of times."""
+    """One Graph API call per ``post``; failures become `DeliveryError` (the core's policy retries)."""
 
-    def __init__(self, client: httpx.AsyncClient, base_url: str, phone_number_id: str, access_token: str,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
-        self.client, self.sleep = client, sleep
+    def __init__(self, client: httpx.AsyncClient, base_url: str, phone_number_id: str, access_token: str):
+        self.client = client
         self.url = f"{base_url.rstrip('/')}/{phone_number_id}/messages"
         self._headers = {"Authorization": f"Bearer {access_token}"}
 
     async def post(self, payload: dict) -> dict:
         body = {"messaging_product": "whatsapp", **payload}
-        for attempt in range(3):
-            try:
-                response = await self.client.post(self.url, json=body, headers=self._headers, timeout=15.0)
-            except httpx.HTTPError as error:
-                if attempt == 2:
-                    raise GraphError(0, None, type(error).__name__) from None
-                await self.sleep(1.0 * (attempt + 1))
-                continue
-            if response.status_code < 400:
-                return response.json()
-            error = _graph_error(response)
-            if response.status_code not in RETRYABLE or attempt == 2:
-                raise error
-            retry_after = response.headers.get("retry-after")
-            await self.sleep(min(float(retry_after), 20.0) if retry_after and retry_after.isdigit()
-                             else 1.0 * 2 ** attempt)
-        raise GraphError(0, None, "sem resposta")  # pragma: no cover
-
-    async def text(self, to: str, body: str) -> None:
-        await self.post({"recipient_type": "individual", "to": to, "type": "text",
-                         "text": {"preview_url": False, "body": body}})
-
-    async def buttons(self, to: str, body: str, buttons: list[tuple[str, str]]) -> None:
-        await self.post({"recipient_type": "individual", "to": to, "type": "interactive", "interactive": {
-            "type": "button", "body": {"text": body[:1024]},
-            "action": {"buttons": [{"type": "reply", "reply": {"id": i, "title": t[:20]}} for i, t in buttons]}}})
-
-    async def read_and_typing(self, message_id: str) -> None:
-        await self.post({"status": "read", "message_id": message_id, "typing_indicator": {"type": "text"}})
-
-
-def _graph_error(response: httpx.Response) -> GraphError:
-    try:
-        error = response.json().get("error", {})
-    except ValueError:
-        error = {}
-    return GraphError(response.status_code, error.get("code"), str(error.get("message", response.text[:200])))
+        try:
+            response = await self.client.post(self.url, json=body, headers=self._headers, timeout=15.0)
+        except httpx.HTTPError as error:
+            raise DeliveryError(f"Graph API inacessível: {type(error).__name__}") from None
+        if response.status_code < 400:
+            return response.json()
+        try:
+            error = response.json().get("error", {})
+        except ValueError:
+            error = {}
+        code = error.get("code") if isinstance(error, dict) else None
+        reason = f"Graph API HTTP {response.status_code} (código {code}): {str(error.get('message', ''))[:200]}"
+        retry_after = response.headers.get("retry-after", "")
+        permanent = response.status_code < 500 and response.status_code != 429
+        raise DeliveryError(reason, retry_after=float(retry_after) if retry_after.isdigit() else None,
+                            permanent=permanent)
 
 
 class WhatsAppChannel:
-    """Turns webhook deliveries into Pastor replies; one chat's messages in order."""
+    """Turns deliveries into `Inbound`, renders the core's answers as Graph API messages and sends them."""
 
-    def __init__(self, graph: GraphClient, pastor: Pastor, memory: Memory,
-                 status_text: Callable[[], Awaitable[str]]):
-        self.graph, self.pastor, self.memory, self.status_text = graph, pastor, memory, status_text
-        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._tasks: set[asyncio.Task] = set()
+    name = "whatsapp"
 
-    def accept(self, payload: dict) -> int:
-        """Schedule every new message of a delivery; returns how many were scheduled."""
-        scheduled = 0
-        for entry in payload.get("entry") or ():
-            for change in entry.get("changes") or ():
-                value = change.get("value") or {}
-                for message in value.get("messages") or ():  # "statuses" (delivered, read) are ignored
-                    sender, message_id = message.get("from"), message.get("id")
-                    if not sender or not message_id:
-                        continue
-                    if not self.memory.first_delivery("whatsapp", message_id, sender):
-                        log.info("mensagem %s repetida: ignorada", message_id)
-                        continue
-                    # the lock is taken in arrival order, so one chat's messages stay in order
-                    task = asyncio.create_task(self._ordered(sender, message))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-                    scheduled += 1
-        return scheduled
+    def __init__(self, graph: GraphClient, conversation: Conversation):
+        self.graph, self.conversation = graph, conversation
+        conversation.register(self)
 
-    async def drain(self) -> None:
-        """Wait for the messages in flight (shutdown and tests)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+    # -- out ---------------------------------------------------------------------------------------
+    def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
+        parts: list[dict] = []
+        for item in outgoing:
+            if item.kind == "answer":
+                parts += [_text(p) for p in split_message(item.text, LIMIT)]
+            elif item.kind == "sources":
+                parts.append(_buttons(messages.SOURCES_OFFER, [SOURCES_BUTTON]))
+            elif item.kind == "sources_list":
+                parts += [_text(p) for p in split_message(sources_plain(list(item.sources)), LIMIT)]
+            elif item.kind == "erase_confirm":
+                parts.append(_buttons(item.text, ERASE_BUTTONS))
+            else:
+                parts.append(_text(messages.HELP_WHATSAPP if item.kind == "help" else item.text))
+        return parts
 
-    async def _ordered(self, sender: str, message: dict) -> None:
-        message_id.set(f"wa-{message.get('id', '?')}")
-        async with self._locks[sender]:
-            try:
-                await self._handle(sender, message)
-            except GraphError as error:
-                level = logging.WARNING if error.code == OUTSIDE_WINDOW else logging.ERROR
-                log.log(level, "envio ao WhatsApp falhou: %s", error)
-            except Exception as error:  # the bot keeps running; the person gets an apology
-                log.error("erro ao tratar mensagem do WhatsApp: %s: %s", type(error).__name__, error)
-                try:
-                    await self.graph.text(sender, messages.SORRY)
-                except GraphError:
-                    pass
-
-    async def _handle(self, sender: str, message: dict) -> None:
-        kind = message.get("type")
-        if kind == "interactive":
-            reply = (message.get("interactive") or {}).get("button_reply") or {}
-            await self._button(sender, reply.get("id", ""))
-            return
-        if kind != "text":
-            await self.graph.text(sender, messages.ONLY_TEXT)
-            return
-        text = ((message.get("text") or {}).get("body") or "")
-        command = text.strip().lower().lstrip("/")
-        if command in COMMANDS:
-            await self._command(sender, command)
-            return
+    async def deliver(self, chat_id: str, part: dict) -> None:
         try:
-            await self.graph.read_and_typing(message["id"])
-        except GraphError as error:
-            log.warning("não foi possível marcar como lida: %s", error)
-        reply = await self.pastor.reply(sender, text, channel="whatsapp")
-        for part in split_message(reply.text, LIMIT):
-            await self.graph.text(sender, part)
-        if reply.sources:
-            await self.graph.buttons(sender, messages.SOURCES_OFFER, [SOURCES_BUTTON])
+            await self.graph.post({"recipient_type": "individual", "to": chat_id, **part})
+        except DeliveryError as error:
+            if f"código {OUTSIDE_WINDOW}" in str(error):
+                log.warning("fora da janela de 24 h do WhatsApp: %s", error)
+            raise
 
-    async def _command(self, sender: str, command: str) -> None:
-        if command == "fontes":
-            await self._send_sources(sender)
-        elif command == "status":
-            await self.graph.text(sender, await self.status_text())
-        elif command == "ajuda":
-            await self.graph.text(sender, messages.HELP_WHATSAPP)
-        elif command == "nova":
-            self.memory.forget_window(sender)
-            await self.graph.text(sender, messages.NEW_CONVERSATION)
-        elif command == "apagar":
-            await self.graph.buttons(sender, messages.ERASE_CONFIRM,
-                                     [("apagar:sim", "Sim, apagar tudo"), ("apagar:nao", "Cancelar")])
+    @contextlib.asynccontextmanager
+    async def typing(self, inbound: Inbound):
+        wamid = inbound.meta.get("wamid") or inbound.message_id
 
-    async def _button(self, sender: str, button_id: str) -> None:
-        if button_id == SOURCES_BUTTON[0]:
-            await self._send_sources(sender)
-        elif button_id == "apagar:sim":
-            self.memory.delete_chat(sender)
-            await self.graph.text(sender, messages.ERASED)
-        elif button_id == "apagar:nao":
-            await self.graph.text(sender, messages.ERASE_CANCELLED)
+        async def typing_once():
+            try:
+                await self.graph.post({"status": "read", "message_id": wamid, "typing_indicator": {"type": "text"}})
+            except DeliveryError as error:
+                log.info("indicador de digitação não enviado: %s", error)
 
-    async def _send_sources(self, sender: str) -> None:
-        _, verses = self.memory.last_sources(sender)
-        if not verses:
-            await self.graph.text(sender, messages.NO_SOURCES)
-            return
-        for part in split_message(sources_plain([Source(**v) for v in verses]), LIMIT):
-            await self.graph.text(sender, part)
+        async def keep_typing():
+            while True:
+                await asyncio.sleep(TYPING_EVERY)
+                await typing_once()
+
+        await typing_once()
+        task = asyncio.create_task(keep_typing())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def _text(body: str) -> dict:
+    return {"type": "text", "text": {"preview_url": False, "body": body}}
+
+
+def _buttons(body: str, buttons: list[tuple[str, str]]) -> dict:
+    return {"type": "interactive", "interactive": {
+        "type": "button", "body": {"text": body[:1024]},
+        "action": {"buttons": [{"type": "reply", "reply": {"id": i, "title": t[:20]}} for i, t in buttons]}}}
+
+
+class MalformedDelivery(ValueError):
+    """A webhook body that is not the Cloud API's shape."""
+
+
+def inbound_messages(payload) -> list[Inbound]:
+    """The messages of one delivery ("statuses" such as delivered/read are ignored); raises `MalformedDelivery`."""
+    out: list[Inbound] = []
+    for entry in _list(payload.get("entry") if isinstance(payload, dict) else None, "entry"):
+        for change in _list(_dict(entry, "entry").get("changes"), "changes"):
+            value = _dict(_dict(change, "change").get("value", {}), "value")
+            for message in _list(value.get("messages"), "messages"):
+                message = _dict(message, "message")
+                sender, wamid = message.get("from"), message.get("id")
+                if not isinstance(sender, str) or not isinstance(wamid, str) or not sender or not wamid:
+                    raise MalformedDelivery("message without from/id")
+                out.append(_inbound(sender, wamid, message))
+    return out
+
+
+def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
+    kind, meta = message.get("type"), {"wamid": wamid}
+    if kind == "interactive":
+        reply = _dict(_dict(message.get("interactive", {}), "interactive").get("button_reply", {}), "button_reply")
+        return Inbound("whatsapp", sender, wamid, "button", str(reply.get("id", "")), meta)
+    if kind != "text":
+        return Inbound("whatsapp", sender, wamid, "other", "", meta)
+    text = _dict(message.get("text", {}), "text").get("body")
+    text = text if isinstance(text, str) else ""
+    command = text.strip().lower().lstrip("/")
+    if command in COMMANDS and command != "start":
+        return Inbound("whatsapp", sender, wamid, "command", command, meta)
+    return Inbound("whatsapp", sender, wamid, "text", text, meta)
+
+
+def _list(value, what: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedDelivery(f"{what} is not a list")
+    return value
+
+
+def _dict(value, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise MalformedDelivery(f"{what} is not an object")
+    return value
+
+
+class WhatsAppWebhook:
+    """The webhook routes: Meta's verification handshake, and signed deliveries stored before the 200."""
+
+    def __init__(self, channel: WhatsAppChannel, verify_token: str, app_secret: str):
+        self.channel, self.verify_token, self.app_secret = channel, verify_token, app_secret
+
+    def register(self, app: web.Application, path: str = "/whatsapp/webhook") -> None:
+        app.router.add_get(path, self.verify)
+        app.router.add_post(path, self.handle)
+
+    async def verify(self, request: web.Request) -> web.Response:
+        query = request.query
+        token = query.get("hub.verify_token", "")
+        if query.get("hub.mode") == "subscribe" and self.verify_token and token.isascii() and \
+                hmac.compare_digest(token.encode(), self.verify_token.encode()):
+            return web.Response(text=query.get("hub.challenge", ""))
+        return web.Response(status=403, text="forbidden")
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.read()  # the raw bytes: the signature covers them exactly
+        if not valid_signature(body, request.headers.get("X-Hub-Signature-256", ""), self.app_secret):
+            log.warning("entrega do WhatsApp com assinatura ausente ou errada: recusada")
+            return web.json_response({"error": "forbidden"}, status=403)
+        try:
+            payload = json.loads(body)
+            if not isinstance(payload, dict):
+                raise MalformedDelivery("not an object")
+            inbound = inbound_messages(payload)
+        except (ValueError, UnicodeDecodeError) as error:  # MalformedDelivery is a ValueError
+            log.warning("entrega do WhatsApp malformada recusada: %s", error)
+            return web.json_response({"error": "invalid payload"}, status=400)
+        for message in inbound:
+            self.channel.conversation.accept(message)
+        return web.json_response({"ok": True})

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 
-from bot.llm.base import LLMError, Message, StreamingAdapter, timeout_error
+from bot.llm.base import CallStats, LLMError, Message, StreamingAdapter, timeout_error
 
 API_VERSION = "2023-06-01"
 
@@ -17,11 +17,11 @@ class AnthropicProvider(StreamingAdapter):
     name = "anthropic"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str):
-        super().__init__()
         self.client, self.base_url, self.model = client, base_url.rstrip("/"), model
         self._headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
 
-    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float) -> AsyncIterator[str]:
+    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float,
+                           stats: CallStats) -> AsyncIterator[str]:
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         body = {"model": self.model, "max_tokens": max_tokens, "temperature": temperature, "stream": True,
                 "messages": [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]}
@@ -56,7 +56,7 @@ class AnthropicProvider(StreamingAdapter):
                             yield piece
                     elif kind == "message_delta":
                         output = (event.get("usage") or {}).get("output_tokens", 0)
-                        self.last_usage = (input_tokens, output)
+                        stats.input_tokens, stats.output_tokens = input_tokens, output
                     elif kind == "message_stop":
                         return
         except httpx.HTTPError as error:

@@ -70,6 +70,15 @@ class LLMProvider(Protocol):
                        temperature: float = 0.3) -> Completion: ...
 
 
+@dataclass
+class CallStats:
+    """What one call reported (tokens, attempts); belongs to that call alone, never to the adapter."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    attempts: int = 1
+
+
 class StreamingAdapter:
     """Shared plumbing: the retry loop around one streaming request, and a cheap health probe."""
 
@@ -78,24 +87,23 @@ class StreamingAdapter:
     probe_path = ""  # a cheap GET that proves the server answers and the key is accepted
     sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
 
-    def __init__(self) -> None:
-        self.last_usage: tuple[int, int] = (0, 0)
-        self.last_attempts = 1
-
     async def complete(self, messages: list[Message], *, max_tokens: int = 800,
                        temperature: float = 0.3) -> Completion:
-        parts = [piece async for piece in self.stream(messages, max_tokens=max_tokens, temperature=temperature)]
-        text = "".join(parts)
-        return Completion(text, *self.last_usage, attempts=self.last_attempts)
+        stats = CallStats()
+        parts = [piece async for piece in self._stream(messages, max_tokens, temperature, stats)]
+        return Completion("".join(parts), stats.input_tokens, stats.output_tokens, attempts=stats.attempts)
 
-    async def stream(self, messages: list[Message], *, max_tokens: int = 800,
-                     temperature: float = 0.3) -> AsyncIterator[str]:
-        self.last_usage = (0, 0)
+    def stream(self, messages: list[Message], *, max_tokens: int = 800,
+               temperature: float = 0.3) -> AsyncIterator[str]:
+        return self._stream(messages, max_tokens, temperature, CallStats())
+
+    async def _stream(self, messages: list[Message], max_tokens: int, temperature: float,
+                      stats: CallStats) -> AsyncIterator[str]:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            self.last_attempts = attempt
+            stats.attempts = attempt
             produced = False
             try:
-                async for piece in self._stream_once(messages, max_tokens, temperature):
+                async for piece in self._stream_once(messages, max_tokens, temperature, stats):
                     produced = True
                     yield piece
                 return
@@ -123,7 +131,7 @@ class StreamingAdapter:
             return error.retry_after if error.retry_after <= MAX_RETRY_AFTER else None
         return min(MAX_RETRY_AFTER, 0.5 * 2 ** (attempt - 1) + random.uniform(0, 0.25))
 
-    async def _stream_once(self, messages, max_tokens, temperature) -> AsyncIterator[str]:
+    async def _stream_once(self, messages, max_tokens, temperature, stats: CallStats) -> AsyncIterator[str]:
         raise NotImplementedError
         yield ""  # pragma: no cover
 

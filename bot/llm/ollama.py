@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 
-from bot.llm.base import LLMError, Message, StreamingAdapter, timeout_error
+from bot.llm.base import CallStats, LLMError, Message, StreamingAdapter, timeout_error
 
 
 class OllamaProvider(StreamingAdapter):
@@ -15,10 +15,10 @@ class OllamaProvider(StreamingAdapter):
     name = "ollama"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, model: str):
-        super().__init__()
         self.client, self.base_url, self.model = client, base_url.rstrip("/"), model
 
-    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float) -> AsyncIterator[str]:
+    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float,
+                           stats: CallStats) -> AsyncIterator[str]:
         body = {"model": self.model, "stream": True,
                 "messages": [{"role": m.role, "content": m.content} for m in messages],
                 "options": {"temperature": temperature, "num_predict": max_tokens}}
@@ -38,7 +38,8 @@ class OllamaProvider(StreamingAdapter):
                     if piece:
                         yield piece
                     if event.get("done"):
-                        self.last_usage = (event.get("prompt_eval_count", 0), event.get("eval_count", 0))
+                        stats.input_tokens = event.get("prompt_eval_count", 0)
+                        stats.output_tokens = event.get("eval_count", 0)
                         return
         except httpx.HTTPError as error:
             raise timeout_error(self.name, error) from None

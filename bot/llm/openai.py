@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 
-from bot.llm.base import LLMError, Message, StreamingAdapter, timeout_error
+from bot.llm.base import CallStats, LLMError, Message, StreamingAdapter, timeout_error
 
 
 class OpenAIProvider(StreamingAdapter):
@@ -15,11 +15,11 @@ class OpenAIProvider(StreamingAdapter):
     name = "openai"
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str, name: str = "openai"):
-        super().__init__()
         self.client, self.base_url, self.model, self.name = client, base_url.rstrip("/"), model, name
         self._headers = {"Authorization": f"Bearer {api_key}"}
 
-    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float) -> AsyncIterator[str]:
+    async def _stream_once(self, messages: list[Message], max_tokens: int, temperature: float,
+                           stats: CallStats) -> AsyncIterator[str]:
         body = {"model": self.model, "stream": True, "max_tokens": max_tokens, "temperature": temperature,
                 "messages": [{"role": m.role, "content": m.content} for m in messages],
                 "stream_options": {"include_usage": True}}
@@ -43,7 +43,8 @@ class OpenAIProvider(StreamingAdapter):
                         raise LLMError(self.name, "erro no meio da resposta", message)
                     if event.get("usage"):
                         usage = event["usage"]
-                        self.last_usage = (usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
+                        stats.input_tokens = usage.get("prompt_tokens", 0)
+                        stats.output_tokens = usage.get("completion_tokens", 0)
                     for choice in event.get("choices") or ():
                         piece = (choice.get("delta") or {}).get("content")
                         if piece:

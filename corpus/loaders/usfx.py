@@ -5,7 +5,6 @@ from __future__ import annotations
 from corpus.canon import BY_CODE
 from corpus.loaders.xmlreader import XmlBibleReader, leading_int
 
-
 # Elements whose text is never verse text: notes, cross references, book titles,
 # tables of contents, alternate verse numbers and other apparatus.
 DROPPED = frozenset(

@@ -1,0 +1,237 @@
+"""The conversation core: what every channel does, once. Channels only turn wire input into `Inbound`
+and render and send what the core answers.
+
+A message goes received -> answered -> delivered in the inbox. It is stored before the channel
+acknowledges it, answered once (the rendered wire calls are stored with it), and each wire call is
+made once; after a crash every message not delivered is resumed where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from bot.channels import messages
+from bot.delivery import DeliveryError, DeliveryPolicy
+from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound
+from bot.logs import message_id
+from bot.memory import Memory
+from bot.metrics import Metrics
+from bot.pastor import Pastor
+from bot.ratelimit import ChatRateLimit
+from bot.reply import Source
+
+log = logging.getLogger("pastor.conversation")
+
+COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar")
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One thing to tell the person; the channel decides how it looks on the wire.
+
+    kinds: "answer" (the pastor's reply), "sources" (the verses under an answer), "sources_list"
+    (/fontes), "notice" (a fixed text), "help", "erase_confirm", "erase_done".
+    """
+
+    kind: str
+    text: str = ""
+    sources: tuple[Source, ...] = ()
+
+
+class Channel(Protocol):
+    """The seam every chat channel implements (Telegram, WhatsApp, the next one)."""
+
+    name: str
+
+    def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
+        """The wire calls (JSON-serialisable) that show ``outgoing`` to the person, in order."""
+
+    async def deliver(self, chat_id: str, part: dict) -> None:
+        """Make one wire call; raise `DeliveryError` (with ``retry_after`` or ``permanent``) when it fails."""
+
+    def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
+        """Show that an answer is being prepared, for as long as the context lasts."""
+
+
+StatusText = Callable[[bool], Awaitable[str]]
+
+
+class Conversation:
+    """Per-chat order, duplicate detection, rate limiting, the commands and the reply flow, for all channels."""
+
+    def __init__(self, pastor: Pastor, memory: Memory, status_text: StatusText, attribution: str = "",
+                 admins: frozenset[str] = frozenset(), rate_limit: ChatRateLimit | None = None,
+                 policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
+                 concurrency: int = 64):
+        self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
+        self.status_text, self.attribution, self.admins = status_text, attribution, admins
+        self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
+        self.policy = policy or DeliveryPolicy()
+        self.metrics = metrics or pastor.metrics
+        self.sleep, self.clock = sleep, clock
+        self.channels: dict[str, Channel] = {}
+        self._workers: dict[tuple[str, str], asyncio.Task] = {}
+        self._sweeper: asyncio.Task | None = None
+        self._slots = asyncio.Semaphore(concurrency)  # chats answered at once; the others wait their turn
+
+    def register(self, channel: Channel) -> None:
+        self.channels[channel.name] = channel
+
+    # -- intake ------------------------------------------------------------------------------
+    def accept(self, inbound: Inbound) -> bool:
+        """Store a message and start its chat's worker; False for a redelivery (stored before, ignored)."""
+        if not self.inbox.add(inbound):
+            log.info("mensagem %s/%s repetida: ignorada", inbound.channel, inbound.message_id)
+            return False
+        self._wake(inbound.channel, inbound.chat_id)
+        return True
+
+    def start(self, sweep_every: float = 5.0) -> int:
+        """Resume every chat with a message not yet delivered, and retry postponed deliveries from now on."""
+        chats = self.inbox.pending_chats(due_before=float("inf"))
+        for channel, chat_id in chats:
+            self._wake(channel, chat_id)
+        if chats:
+            log.info("retomando %d conversa(s) com mensagens ainda não entregues", len(chats))
+        self._sweeper = asyncio.create_task(self._sweep(sweep_every))
+        return len(chats)
+
+    async def stop(self, grace: float = 30.0) -> None:
+        """Let the answers in flight finish (up to ``grace`` seconds); what is left resumes on the next start."""
+        if self._sweeper:
+            self._sweeper.cancel()
+        workers = list(self._workers.values())
+        if workers:
+            done, pending = await asyncio.wait(workers, timeout=grace)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def drain(self) -> None:
+        """Wait until no chat has work in flight (tests and shutdown)."""
+        while self._workers:
+            await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+
+    async def _sweep(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            for channel, chat_id in self.inbox.pending_chats():
+                self._wake(channel, chat_id)
+
+    def _wake(self, channel: str, chat_id: str) -> None:
+        key = (channel, chat_id)
+        if key not in self._workers and channel in self.channels:
+            self._workers[key] = asyncio.create_task(self._work(self.channels[channel], chat_id))
+
+    # -- one chat at a time, in arrival order -------------------------------------------------
+    async def _work(self, channel: Channel, chat_id: str) -> None:
+        key = (channel.name, chat_id)
+        try:
+            while True:
+                entry = self.inbox.next_for(channel.name, chat_id)
+                if entry is None or entry.next_attempt_at > self.clock():
+                    return  # nothing left, or a delivery postponed: the sweeper comes back for it
+                message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
+                async with self._slots:
+                    if not await self._process(channel, entry):
+                        return
+        finally:
+            self._workers.pop(key, None)
+
+    async def _process(self, channel: Channel, entry: Entry) -> bool:
+        if entry.state == RECEIVED:
+            parts = await self._answer(channel, entry.inbound)
+            self.inbox.answered(entry.seq, parts)
+            entry = replace(entry, state=ANSWERED, parts=parts)
+        return await self._deliver(channel, entry)
+
+    async def _answer(self, channel: Channel, inbound: Inbound) -> list[dict]:
+        try:
+            outgoing = await self._respond(channel, inbound)
+        except Exception as error:  # the bot goes on; the person gets an apology
+            log.error("erro ao preparar a resposta: %s: %s", type(error).__name__, error)
+            outgoing = [Outgoing("notice", messages.SORRY)]
+        return channel.render(inbound, outgoing)
+
+    async def _deliver(self, channel: Channel, entry: Entry) -> bool:
+        """Send the parts not sent yet; False when delivery is postponed (the chat waits, in order)."""
+        for index in range(entry.sent, len(entry.parts)):
+            try:
+                await self.policy.send(lambda part=entry.parts[index]: channel.deliver(entry.inbound.chat_id, part),
+                                       self.sleep)
+            except DeliveryError as error:
+                if error.permanent:
+                    log.error("entrega recusada por %s, desistindo desta mensagem: %s", channel.name, error)
+                    self.inbox.failed(entry.seq, str(error))
+                    self.metrics.deliveries.labels(channel.name, "failed").inc()
+                    return True
+                log.warning("entrega adiada em %s (tentativa %d): %s", channel.name, entry.attempts + 1, error)
+                self.inbox.postpone(entry.seq, self.clock() + self.policy.later, str(error))
+                self.metrics.deliveries.labels(channel.name, "postponed").inc()
+                return False
+            self.inbox.sent(entry.seq, index + 1)
+        self.inbox.delivered(entry.seq)
+        self.metrics.deliveries.labels(channel.name, "delivered").inc()
+        return True
+
+    # -- what to answer --------------------------------------------------------------------------
+    async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        chat_id = inbound.chat_id
+        if inbound.kind == "command":
+            return await self._command(inbound)
+        if inbound.kind == "button":
+            return self._button(chat_id, inbound.text)
+        if inbound.kind != "text":
+            return [Outgoing("notice", messages.ONLY_TEXT)]
+        wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
+        if wait > 0:
+            await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
+            await self.sleep(wait)
+        async with channel.typing(inbound):
+            reply = await self.pastor.reply(chat_id, inbound.text, channel=inbound.channel)
+        out = [Outgoing("answer", reply.text)]
+        return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
+
+    async def _command(self, inbound: Inbound) -> list[Outgoing]:
+        chat_id, command = inbound.chat_id, inbound.text
+        if command == "start":
+            return [Outgoing("notice", messages.welcome(self.attribution))]
+        if command == "fontes":
+            return self._sources(chat_id)
+        if command == "status":
+            return [Outgoing("notice", await self.status_text(chat_id in self.admins))]
+        if command == "nova":
+            self.memory.forget_window(chat_id)
+            return [Outgoing("notice", messages.NEW_CONVERSATION)]
+        if command == "apagar":
+            return [Outgoing("erase_confirm", messages.ERASE_CONFIRM)]
+        return [Outgoing("help")]
+
+    def _button(self, chat_id: str, data: str) -> list[Outgoing]:
+        if data == "fontes":
+            return self._sources(chat_id)
+        if data == "apagar:sim":
+            self.memory.delete_chat(chat_id)
+            return [Outgoing("erase_done", messages.ERASED)]
+        if data == "apagar:nao":
+            return [Outgoing("erase_done", messages.ERASE_CANCELLED)]
+        return []
+
+    def _sources(self, chat_id: str) -> list[Outgoing]:
+        _, verses = self.memory.last_sources(chat_id)
+        if not verses:
+            return [Outgoing("notice", messages.NO_SOURCES)]
+        return [Outgoing("sources_list", sources=tuple(verses))]
+
+    async def _notify(self, channel: Channel, inbound: Inbound, text: str) -> None:
+        """A courtesy note outside the inbox (if it is lost, nothing the person asked for is)."""
+        for part in channel.render(inbound, [Outgoing("notice", text)]):
+            with contextlib.suppress(DeliveryError):
+                await channel.deliver(inbound.chat_id, part)
