@@ -54,12 +54,24 @@ class App:
         await self.http.aclose()
 
     def ready(self) -> dict[str, bool]:
-        """What /readyz reports."""
-        return {"index": self.retriever is not None and self.retriever.store.count() == len(self.retriever.bible),
-                "database": self.memory.writable()}
+        """What /readyz reports: the index this process serves still answers in full, and the database writes."""
+        return {"index": self._index_serves(), "database": self.memory.writable()}
+
+    def _index_serves(self) -> bool:
+        if self.retriever is None:
+            return False
+        config = self.index_config
+        # a local Chroma directory deleted under a running process
+        if not config.chroma_url and not config.qdrant_url and not config.chroma_dir.exists():
+            return False
+        try:
+            return self.retriever.store.count() == len(self.retriever.bible)
+        except Exception as error:  # a store that cannot answer is not ready, whatever it raised
+            log.error("o repositório de vetores não respondeu: %s: %s", type(error).__name__, error)
+            return False
 
 
-def open_index(settings: Settings, build: bool = True) -> Retriever:
+def open_index(settings: Settings, build: bool = True, on_build=lambda: None) -> Retriever:
     """The retriever; a missing or stale index is reported and then built (never silently replaced)."""
     config = IndexConfig.from_settings(settings)
     try:
@@ -68,14 +80,15 @@ def open_index(settings: Settings, build: bool = True) -> Retriever:
         if not build:
             raise
         print(f"índice não está pronto: {problem}; construindo agora (pode levar ~1,5 min)", file=sys.stderr)
+    on_build()
     build_index(config, log=lambda m: log.info(m))
     return open_retriever(config)
 
 
 def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None = None,
-              retriever: Retriever | None = None) -> App:
+              retriever: Retriever | None = None, on_build=lambda: None) -> App:
     settings = settings or Settings()
-    retriever = retriever or open_index(settings)
+    retriever = retriever or open_index(settings, on_build=on_build)
     memory = Memory.open(settings.data_dir / "pastor.db")
     http = http or http_client(settings.llm_timeout)
     llm = create_provider(settings, http)

@@ -16,6 +16,7 @@ from bot.conversation import Conversation
 from bot.server import build_server
 from bot.status import status_text
 from corpus.editions import edition_for
+from retrieval.config import IndexConfig
 from retrieval.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
@@ -117,16 +118,56 @@ def run() -> int:
 
     settings = Settings()
     configure(settings.log_level, settings.log_json, settings_secrets(settings))
-    app = build_app(settings)
-    if not app.settings.telegram_bot_token.get_secret_value():
-        log.warning("nenhum canal de conversa configurado (TELEGRAM_BOT_TOKEN vazio): só o servidor HTTP")
 
-    async def main() -> None:
+    async def main() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        app = await prepare(settings)
+        if app is None:
+            return 1
+        if not settings.telegram_bot_token.get_secret_value():
+            log.warning("nenhum canal de conversa configurado (TELEGRAM_BOT_TOKEN vazio): só o servidor HTTP")
         await serve(app, stop)
+        return 0
 
-    asyncio.run(main())
-    return 0
+    return asyncio.run(main())
+
+
+async def prepare(settings) -> App | None:
+    """Open (or build) the index with the HTTP port already answering: /healthz is alive and /readyz says
+    "building" meanwhile, so an orchestrator neither kills the process nor sends it traffic."""
+    state = {"index": "abrindo"}
+
+    def on_build() -> None:
+        state["index"] = "construindo"
+
+    runner = await warming_server(settings, state)
+    try:
+        return await asyncio.to_thread(build_app, settings, on_build=on_build)
+    except Exception as error:  # the true reason, once, and what to do; never a traceback loop
+        log.error("o índice não pôde ser aberto nem construído: %s: %s", type(error).__name__, error)
+        index_dir = IndexConfig.from_settings(settings).index_dir
+        print(f"índice indisponível: {error}\nPara reconstruí-lo do zero: apague {index_dir} e rode "
+              "python -m retrieval build", file=sys.stderr, flush=True)
+        return None
+    finally:
+        await runner.cleanup()
+
+
+async def warming_server(settings, state: dict) -> web.AppRunner:
+    """/healthz 200 and /readyz 503 with the index state; webhooks get 503 (the platforms deliver again later)."""
+    async def healthz(_request):
+        return web.json_response({"status": "ok"})
+
+    async def not_yet(_request):
+        return web.json_response({"ready": False, "checks": dict(state)}, status=503)
+
+    app = web.Application()
+    app.router.add_get("/healthz", healthz)
+    app.router.add_route("*", "/{tail:.*}", not_yet)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, settings.http_host, settings.http_port).start()
+    return runner

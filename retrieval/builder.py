@@ -18,7 +18,7 @@ from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.lexical import LexicalIndex, analyzer
 from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
-from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client
+from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients
 
 COLLECTION = "verses"
 Log = Callable[[str], None]
@@ -75,6 +75,24 @@ def open_store(config: IndexConfig) -> VectorStore:
     return ChromaStore(client, COLLECTION, config.store_location)
 
 
+def _open_or_reset(config: IndexConfig, log: Log) -> tuple[VectorStore, str]:
+    """The store, and a reason to rebuild it: a local directory that cannot be read is removed and made anew
+    (it holds only derived data); a server that cannot be used is an error for the operator."""
+    try:
+        store = open_store(config)
+        store.count()
+        return store, ""
+    except Exception as error:
+        local = config.chroma_dir if not (config.chroma_url or config.qdrant_url) else None
+        if local is None or not local.exists():
+            raise
+        problem = f"repositório de vetores ilegível ({type(error).__name__}: {str(error)[:120]})"
+        log(f"{problem}: apagando {local} e reconstruindo")
+        shutil.rmtree(local)
+        forget_chroma_clients()  # chromadb caches one client per path, bound to the removed files
+        return open_store(config), problem
+
+
 def build_index(config: IndexConfig, embedder: Embedder | None = None, store: VectorStore | None = None,
                 log: Log = lambda _: None) -> BuildReport:
     """Bring the index in ``config.index_dir`` up to date with the corpus and embedder."""
@@ -91,8 +109,12 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
         lexical_reasons = _lexical_reasons(config, old, corpus_sha, len(bible))
         vector_reasons = _vector_reasons(config, old, corpus_sha)
         report.reasons = list(dict.fromkeys(lexical_reasons + vector_reasons))
+        if store is None:
+            store, problem = _open_or_reset(config, log)
+            if problem:
+                report.reasons.append(problem)
+                vector_reasons.append(problem)
         if old is not None and not lexical_reasons and not vector_reasons:
-            store = store or open_store(config)
             if store.count() == old.store.get("vectors") == len(bible):
                 report.skipped = True
                 report.seconds = time.perf_counter() - started
@@ -110,7 +132,6 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
             report.lexical_built = True
         embedder = embedder or (create_embedder(config.embedding_backend, config.embedding_model)
                                 if vector_reasons else None)
-        store = store or open_store(config)
         if vector_reasons:
             _build_vectors(config, bible, embedder, store, report, log)
         identity = embedder.identity.as_dict() if embedder else old.embedder

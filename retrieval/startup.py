@@ -12,7 +12,7 @@ from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt, read_manifest
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.retriever import Retriever
-from retrieval.store import VectorStore
+from retrieval.store import StoreError, VectorStore
 from retrieval.thesaurus import Thesaurus
 from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex, TopicsError
@@ -52,7 +52,11 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     embedder = embedder or create_embedder(config.embedding_backend, config.embedding_model)
     if embedder.identity.as_dict() != manifest.embedder:
         raise IndexNotReady(f"embedder {embedder.identity.as_dict()} difere do índice {manifest.embedder}")
-    store = store or open_store(config)
+    if store is None:
+        try:
+            store = open_store(config)
+        except StoreError as error:
+            raise IndexNotReady(str(error)) from error
     if store.identity() != manifest.embedder:
         raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
     if store.count() != len(bible):

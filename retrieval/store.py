@@ -53,6 +53,13 @@ def _chroma_settings():
     return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
 
 
+def forget_chroma_clients() -> None:
+    """Drop chromadb's cache of clients per path (after the files under one were removed)."""
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+
+
 def chroma_client(path: Path | None = None, url: str = ""):
     """An embedded PersistentClient at ``path``, or an HttpClient for ``url``."""
     import chromadb

@@ -185,3 +185,14 @@ def test_unreachable_chroma_server_is_an_error(mini_config):
     unreachable = type(mini_config)(**{**mini_config.__dict__, "chroma_url": "http://127.0.0.1:9"})
     with pytest.raises(StoreError, match="127.0.0.1:9"):
         open_store(unreachable)
+
+
+def test_an_unreadable_local_store_is_rebuilt_not_a_traceback(mini_config, use_embedder):
+    build_index(mini_config, embedder=use_embedder)
+    (mini_config.chroma_dir / "chroma.sqlite3").write_bytes(b"\x00garbage" * 512)
+    with pytest.raises(IndexNotReady, match="Chroma"):
+        open_retriever(mini_config, embedder=use_embedder)
+    lines: list[str] = []
+    report = build_index(mini_config, embedder=use_embedder, log=lines.append)
+    assert any("ilegível" in line for line in lines) and report.vectors_upserted == 14
+    assert open_retriever(mini_config, embedder=use_embedder).search("Salmo 23:1").hits
