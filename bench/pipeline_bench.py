@@ -28,7 +28,7 @@ from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.conftest import start_loopback
+from tests.fakes.loopback import start_loopback
 
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
 

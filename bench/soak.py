@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import FakeBotAPI  # noqa: E402
+from tests.fakes.telegram import FakeBotAPI  # noqa: E402
 
 QUESTIONS = ["estou com medo do futuro", "o que diz Salmo 23:1?", "como perdoar quem me magoou?",
              "to mto ansioso c/ a prova amanha", "qual a cotação do dólar hoje?", "perdi minha mãe",

@@ -32,7 +32,8 @@ from bot.ratelimit import ChatRateLimit
 from bot.settings import Settings
 from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
-from tests.conftest import FakeBotAPI, start_loopback
+from tests.fakes.loopback import start_loopback
+from tests.fakes.telegram import FakeBotAPI
 
 CHATS, MESSAGES, LLM_SECONDS = 200, 5, 1.0
 

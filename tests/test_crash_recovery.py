@@ -9,7 +9,8 @@ import sys
 
 import httpx
 
-from tests.conftest import ROOT, FakeGraphAPI, whatsapp_delivery
+from tests.conftest import ROOT
+from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
 from tests.test_run import free_port
 from tests.test_whatsapp import SECRET, VERIFY, signed
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import httpx
@@ -141,3 +142,26 @@ async def test_keys_never_reach_errors_or_logs(kind, llm_server, client, caplog)
         await make(kind, llm_server.url, client).complete(MESSAGES)
     assert KEY not in str(info.value) and KEY not in repr(info.value)
     assert KEY not in caplog.text
+
+
+async def test_concurrent_calls_each_get_their_own_token_counts(llm_server, client):
+    # ten chats at once on one adapter, all answered at the same moment: a shared "last usage" would mix them up
+    llm_server.answer(*[{"chunks": [f"r{n}"], "usage": (n, 10 * n), "delay": 0.3 - 0.01 * n} for n in range(10)])
+    provider = OllamaProvider(client, llm_server.url, "m")
+    messages = [Message("user", "oi")]
+    completions = []
+    for _ in range(10):  # requests reach the server in this order
+        completions.append(asyncio.create_task(provider.complete(messages)))
+        await asyncio.sleep(0.01)
+    for completion in await asyncio.gather(*completions):
+        n = int(completion.text[1:])
+        assert (completion.input_tokens, completion.output_tokens) == (n, 10 * n)
+
+
+async def test_each_reply_carries_its_own_timings(make_pastor):
+    from tests.fakes.model import FakeModel
+
+    pastor = make_pastor(FakeModel("Ele cuida de ti (Salmos 23:1)."))
+    replies = await asyncio.gather(*[pastor.reply(f"t{n}", "o Senhor cuida de mim?") for n in range(12)])
+    assert len({id(r.timings) for r in replies}) == 12
+    assert all(r.timings["total"] >= r.timings.get("retrieval", 0) > 0 for r in replies)

@@ -10,6 +10,7 @@ import pytest
 from bot import texts
 from bot.llm.ollama import OllamaProvider
 from bot.reply import CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED
+from tests.fakes.model import FakeModel
 
 
 @pytest.fixture()
@@ -172,9 +173,10 @@ async def test_turn_and_sources_are_stored(make_pastor):
     assert [t.role for t in pastor.memory.window("c9")] == ["user", "assistant"]
 
 
-async def test_sources_list_the_verses_the_answer_used_first(make_pastor, ollama, llm_server):
-    llm_server.answer({"chunks": ["Ele cuida de ti como pastor (Salmos 23:1) e te dá a paz (João 14:2)."]})
-    reply = await make_pastor(ollama).reply("c1", "tenho medo, preciso de paz e de alguém que cuide de mim")
+async def test_sources_list_the_verses_the_answer_used_first(make_pastor):
+    model = FakeModel("Ele cuida de ti como pastor (Salmos 23:1) e te dá a paz (João 14:2).")
+    reply = await make_pastor(model).reply("c1", "tenho medo, preciso de paz e de alguém que cuide de mim")
+    assert "[FONTE 1]" in model.prompts[0][-1].content
     ids = [s.id for s in reply.sources]
     assert reply.citations == ["Salmos 23:1", "João 14:2"]
     assert ids[:2] == ["PSA.23.1", "JHN.14.2"] and len(ids) > 2  # retrieval ranked João 14:2 first

@@ -15,7 +15,7 @@ from bot.conversation import Conversation
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
 from bot.server import build_server
-from tests.conftest import FakeGraphAPI, whatsapp_delivery
+from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
 
 SECRET = "app-secret-for-tests"
 VERIFY = "verify-token-for-tests"

@@ -1,0 +1,132 @@
+"""A loopback LLM server: Ollama, OpenAI and Anthropic streaming protocols."""
+
+from __future__ import annotations
+
+import asyncio as _asyncio
+import json as _json
+
+from aiohttp import web as _web
+
+from tests.fakes.loopback import start_loopback
+
+
+async def _probe(request):
+    """GET /api/tags (Ollama), /v1/models (OpenAI, Anthropic): what /status probes."""
+    return _web.json_response({"models": [{"name": "qwen2.5:1.5b"}], "data": [{"id": "m"}]})
+
+
+class FakeLLMServer:
+    """One aiohttp server speaking Ollama (/api/chat), OpenAI (/v1/chat/completions) and
+    Anthropic (/v1/messages) streaming protocols. Each request takes the next scripted
+    behaviour (the last one repeats); every request is recorded."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.script: list[dict] = [{"chunks": ["Olá."]}]
+        self.url = ""
+        self._runner = None
+
+    def answer(self, *behaviours: dict) -> None:
+        """Behaviours: {"chunks": [...]} streams text; add "status"/"headers"/"body" for an HTTP error,
+        "error_after": n for an error event after n chunks, "truncate": True to end without the final
+        event, "delay": s to wait before answering."""
+        self.script = list(behaviours)
+
+    def _next(self) -> dict:
+        return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+    async def start(self) -> str:
+        app = _web.Application()
+        app.router.add_post("/api/chat", self._ollama)
+        app.router.add_post("/v1/chat/completions", self._openai)
+        app.router.add_post("/v1/messages", self._anthropic)
+        for path in ("/api/tags", "/v1/models"):
+            app.router.add_get(path, _probe)
+        self._runner, self.url = await start_loopback(app)
+        return self.url
+
+    async def stop(self) -> None:
+        await self._runner.cleanup()
+
+    async def _record(self, request, protocol: str) -> dict:
+        body = await request.json()
+        self.requests.append({"protocol": protocol, "path": request.path, "headers": dict(request.headers),
+                              "json": body})
+        behaviour = self._next()
+        if behaviour.get("delay"):
+            await _asyncio.sleep(behaviour["delay"])
+        return behaviour
+
+    @staticmethod
+    def _error(behaviour: dict, default_body: dict):
+        return _web.json_response(behaviour.get("body", default_body), status=behaviour["status"],
+                                  headers=behaviour.get("headers", {}))
+
+    async def _ollama(self, request):
+        b = await self._record(request, "ollama")
+        if "status" in b:
+            return self._error(b, {"error": "model overloaded"})
+        response = _web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+        for n, chunk in enumerate(b["chunks"]):
+            if b.get("error_after") == n:
+                await response.write(_json.dumps({"error": "out of memory"}).encode() + b"\n")
+                return response
+            line = {"model": request.app and "m", "created_at": "2026-11-30T00:00:00Z",
+                    "message": {"role": "assistant", "content": chunk}, "done": False}
+            await response.write(_json.dumps(line).encode() + b"\n")
+        if not b.get("truncate"):
+            await response.write(_json.dumps({"model": "m", "message": {"role": "assistant", "content": ""},
+                                              "done": True, "done_reason": "stop",
+                                              "prompt_eval_count": b.get("usage", (42, 7))[0],
+                                              "eval_count": b.get("usage", (42, 7))[1]}).encode() + b"\n")
+        return response
+
+    async def _openai(self, request):
+        b = await self._record(request, "openai")
+        if "status" in b:
+            return self._error(b, {"error": {"message": "Rate limit reached", "type": "rate_limit_error",
+                                             "code": "rate_limit_exceeded"}})
+        response = _web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for n, chunk in enumerate(b["chunks"]):
+            if b.get("error_after") == n:
+                await response.write(b'data: {"error": {"message": "server_error", "type": "server_error"}}\n\n')
+                return response
+            event = {"id": "c1", "object": "chat.completion.chunk", "model": "m",
+                     "choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]}
+            await response.write(f"data: {_json.dumps(event)}\n\n".encode())
+        if not b.get("truncate"):
+            usage = {"id": "c1", "object": "chat.completion.chunk", "choices": [],
+                     "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49}}
+            await response.write(f"data: {_json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+        return response
+
+    async def _anthropic(self, request):
+        b = await self._record(request, "anthropic")
+        if "status" in b:
+            return self._error(b, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        response = _web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+
+        async def send(name, data):
+            await response.write(f"event: {name}\ndata: {_json.dumps(data)}\n\n".encode())
+
+        await send("message_start", {"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "m",
+            "usage": {"input_tokens": 42, "output_tokens": 1}}})
+        await send("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "text", "text": ""}})
+        await send("ping", {"type": "ping"})
+        for n, chunk in enumerate(b["chunks"]):
+            if b.get("error_after") == n:
+                await send("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+                return response
+            await send("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "text_delta", "text": chunk}})
+        if not b.get("truncate"):
+            await send("content_block_stop", {"type": "content_block_stop", "index": 0})
+            await send("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                                         "usage": {"output_tokens": 7}})
+            await send("message_stop", {"type": "message_stop"})
+        return response

@@ -1,0 +1,142 @@
+"""A loopback Telegram Bot API."""
+
+from __future__ import annotations
+
+import asyncio as _asyncio
+import time
+
+from aiohttp import web as _web
+
+from tests.fakes.loopback import start_loopback
+
+
+class FakeBotAPI:
+    """A loopback Telegram Bot API: the methods the bot uses, real JSON shapes, form-encoded params
+    as python-telegram-bot sends them. Updates are served by getUpdates; what the bot sends is recorded."""
+
+    TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
+    BOT = {"id": 123456, "is_bot": True, "first_name": "Pastor", "username": "pastor_online_bot",
+           "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+
+    def __init__(self):
+        self.calls: list[tuple[str, dict]] = []
+        self.call_times: list[float] = []  # monotonic time of each call, for latency measurements
+        self.failures: dict[str, list[dict]] = {}
+        self.storm_until = 0.0  # loop time until which every sendMessage gets a 429
+        self._updates: list[dict] = []
+        self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
+        self._next_message = 1
+        self._arrived = _asyncio.Event()
+        self.url = ""
+
+    async def start(self) -> str:
+        app = _web.Application()
+        app.router.add_post("/bot{token}/{method}", self._handle)
+        self._runner, self.url = await start_loopback(app)
+        return self.url
+
+    async def stop(self) -> None:
+        await self._runner.cleanup()
+
+    # -- what the bot sent --------------------------------------------------------------------
+    def sent(self, method: str = "sendMessage", chat_id=None) -> list[dict]:
+        """Calls the bot made (refused ones included)."""
+        return [p for m, p in self.calls if m == method and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
+
+    def delivered(self, chat_id=None) -> list[dict]:
+        """Messages the API accepted."""
+        return [p for m, p in self.calls if m == "sendMessage" and p.get("_ok")
+                and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
+
+    async def wait_for(self, count: int, method: str = "sendMessage", chat_id=None, timeout: float = 30) -> list[dict]:
+        deadline = _asyncio.get_running_loop().time() + timeout
+        while len(self.sent(method, chat_id)) < count:
+            assert _asyncio.get_running_loop().time() < deadline, f"only {self.sent(method, chat_id)}"
+            await _asyncio.sleep(0.02)
+        return self.sent(method, chat_id)
+
+    async def wait_for_delivered(self, count: int, chat_id=None, timeout: float = 30) -> list[dict]:
+        deadline = _asyncio.get_running_loop().time() + timeout
+        while len(self.delivered(chat_id)) < count:
+            assert _asyncio.get_running_loop().time() < deadline, f"only {self.delivered(chat_id)}"
+            await _asyncio.sleep(0.02)
+        return self.delivered(chat_id)
+
+    # -- updates to deliver --------------------------------------------------------------------
+    def push(self, update: dict) -> dict:
+        self._updates.append(update)
+        self._arrived.set()
+        return update
+
+    def update_id(self) -> int:
+        self._next_update += 1
+        return self._next_update
+
+    def message(self, chat_id: int, text: str | None = None, chat_type: str = "private", user_id: int | None = None,
+                update_id: int | None = None, reply_to_bot: bool = False, **content) -> dict:
+        message = {"message_id": self._new_message_id(), "date": 1796000000,
+                   "chat": {"id": chat_id, "type": chat_type, **({"title": "Grupo"} if chat_type != "private"
+                                                                 else {"first_name": "Ana"})},
+                   "from": {"id": user_id or abs(chat_id), "is_bot": False, "first_name": "Ana"}, **content}
+        if text is not None:
+            message["text"] = text
+            if text.startswith("/"):
+                message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        if reply_to_bot:
+            message["reply_to_message"] = {"message_id": 1, "date": 1796000000, "chat": message["chat"],
+                                           "from": self.BOT, "text": "resposta anterior"}
+        return {"update_id": update_id or self.update_id(), "message": message}
+
+    def callback(self, chat_id: int, data: str, message_id: int = 1) -> dict:
+        return {"update_id": self.update_id(), "callback_query": {
+            "id": f"cb{self._next_update}", "chat_instance": "ci", "data": data,
+            "from": {"id": chat_id, "is_bot": False, "first_name": "Ana"},
+            "message": {"message_id": message_id, "date": 1796000000, "chat": {"id": chat_id, "type": "private"},
+                        "from": self.BOT, "text": "Quer mesmo apagar?"}}}
+
+    def _new_message_id(self) -> int:
+        self._next_message += 1
+        return self._next_message
+
+    # -- the API -------------------------------------------------------------------------------
+    async def _handle(self, request):
+        method = request.match_info["method"]
+        if request.match_info["token"] != self.TOKEN:
+            return _web.json_response({"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401)
+        params = dict(await request.post()) if request.can_read_body else {}
+        if request.content_type == "application/json":
+            params = await request.json()
+        self.calls.append((method, params))
+        self.call_times.append(_asyncio.get_running_loop().time())
+        if method == "sendMessage" and _asyncio.get_running_loop().time() < self.storm_until:
+            return _web.json_response({"ok": False, "error_code": 429, "parameters": {"retry_after": 1},
+                                       "description": "Too Many Requests: retry after 1"}, status=429)
+        failures = self.failures.get(method)
+        if failures:
+            failure = failures.pop(0)
+            return _web.json_response({"ok": False, **failure}, status=failure["error_code"])
+        if method == "getUpdates":
+            return _web.json_response({"ok": True, "result": await self._get_updates(params)})
+        if method == "getMe":
+            return _web.json_response({"ok": True, "result": self.BOT})
+        if method in ("sendMessage", "editMessageText"):
+            params["_ok"] = True
+            chat = {"id": int(params["chat_id"]) if "chat_id" in params else 1, "type": "private"}
+            result = {"message_id": self._new_message_id(), "date": 1796000000, "chat": chat, "from": self.BOT,
+                      "text": params.get("text", "")}
+            return _web.json_response({"ok": True, "result": result})
+        return _web.json_response({"ok": True, "result": True})
+
+    async def _get_updates(self, params) -> list[dict]:
+        offset = int(params.get("offset") or 0)
+        timeout = min(float(params.get("timeout") or 0), 0.3)
+        pending = [u for u in self._updates if u["update_id"] >= offset]
+        if not pending and timeout:
+            self._arrived.clear()
+            try:
+                await _asyncio.wait_for(self._arrived.wait(), timeout)
+            except TimeoutError:
+                pass
+            pending = [u for u in self._updates if u["update_id"] >= offset]
+        self._updates = pending
+        return pending
