@@ -18,7 +18,7 @@ from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFER
 from bot.safety import DANGER, IMMINENT, Screening, screen
 from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
-from retrieval.results import SearchResult
+from retrieval.results import SearchResult, Status
 from retrieval.retriever import Retriever, label
 from retrieval.scope import detect_scope
 
@@ -96,15 +96,15 @@ class Pastor:
         timings["retrieval"] = time.perf_counter() - t
         self.metrics.retrieval_seconds.observe(timings["retrieval"])
         prefix = self._safety_prefix(screening)
-        if result.status == "reference_missing":
+        if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
                                                   translation=self.config.translation or self.retriever.bible.name)
             return Reply(self._join(prefix, body), REFERENCE_MISSING, llm_called=llm_called, query=query)
-        if result.status == "no_evidence":
+        if result.status == Status.NO_EVIDENCE:
             return Reply(self._join(prefix, texts.NO_EVIDENCE), CRISIS if screening.crisis else NO_EVIDENCE,
                          llm_called=llm_called, crisis_level=screening.level, query=query)
         sources = self._sources(result)
-        status = CRISIS if screening.crisis else (REFERENCE if result.status == "reference" else ANSWERED)
+        status = CRISIS if screening.crisis else (REFERENCE if result.status == Status.REFERENCE else ANSWERED)
         if self.llm is None:
             body, kept = self._extractive(result)
             return Reply(self._join(prefix, body), status, sources, kept, [], llm_called, screening.level, query)
@@ -152,7 +152,7 @@ class Pastor:
     async def _imminent(self, message: str, screening: Screening) -> Reply:
         """Safety first, then a few comforting verses; no generation at all."""
         result = await asyncio.to_thread(self.retriever.search, message, 5, None)
-        sources = self._sources(result)[:3] if result.status == "ok" else []
+        sources = self._sources(result)[:3] if result.status == Status.OK else []
         parts = [self._safety_prefix(screening)]
         if sources:
             parts.append(texts.CRISIS_VERSES_INTRO)
@@ -170,7 +170,7 @@ class Pastor:
 
     # -- helpers -------------------------------------------------------------------------------
     def _sources(self, result: SearchResult) -> list[Source]:
-        limit = self.config.max_reference_verses if result.status == "reference" else self.config.max_sources
+        limit = self.config.max_reference_verses if result.status == Status.REFERENCE else self.config.max_sources
         out, seen = [], set()
         for hit in result.hits:
             for verse in (hit.verse, *hit.merged):
@@ -188,7 +188,7 @@ class Pastor:
 
     def _extractive(self, result: SearchResult) -> tuple[str, list[str]]:
         """The `none` provider: the best passages themselves with a short framing, no generation."""
-        reference = result.status == "reference"
+        reference = result.status == Status.REFERENCE
         hits = result.hits[: self.config.max_reference_verses] if reference else result.hits[:3]
         if reference:
             passages = [([h.verse], label(h.verse)) for h in hits]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ANSWERED = "answered"
-REFERENCE = "reference"
-REFERENCE_MISSING = "reference_missing"
-NO_EVIDENCE = "no_evidence"
-CRISIS = "crisis"
-REJECTED = "rejected"
-LLM_ERROR = "llm_error"
+from retrieval.results import Status
+
+ANSWERED, REFERENCE, REFERENCE_MISSING, NO_EVIDENCE = (Status.ANSWERED, Status.REFERENCE, Status.REFERENCE_MISSING,
+                                                      Status.NO_EVIDENCE)
+CRISIS, REJECTED, LLM_ERROR = Status.CRISIS, Status.REJECTED, Status.LLM_ERROR
 
 
 @dataclass(frozen=True)

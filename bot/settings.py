@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_CORPUS = Path("../shared/corpus/por-blivre.usfx.xml")
+from retrieval.settings import RetrievalSettings
 
 
-class Settings(BaseSettings):
-    """Every setting of the bot; built once at the wiring point and passed down."""
-
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
-
-    corpus_path: Path = DEFAULT_CORPUS
-    corpus_url: str = "https://ebible.org/Scriptures/porbr2018_usfx.zip"
-    data_dir: Path = Path("data")
-    topics_path: str = "../shared/data/openbible-topic-votes.tsv"
-    topics_url: str = "https://a.openbible.info/data/topic-votes.zip"
-
-    embedding_backend: Literal["use-m3", "sentence-transformers"] = "use-m3"
-    embedding_model: str = ""
-    chroma_url: str = ""
-    qdrant_url: str = ""
+class Settings(RetrievalSettings):
+    """Every setting of the bot (the corpus's and the index's included); built once at the wiring point."""
 
     llm_provider: Literal["ollama", "openai", "groq", "anthropic", "none"] = "ollama"
     ollama_base_url: str = "http://localhost:11434"

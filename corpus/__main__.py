@@ -38,9 +38,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _settings():
-    from bot.settings import Settings
+    from corpus.settings import CorpusSettings
 
-    return Settings()
+    return CorpusSettings()
 
 
 def _bible(path: Path | None) -> Bible:

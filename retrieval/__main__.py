@@ -25,9 +25,9 @@ def _log(message: str) -> None:
 
 
 def _config(args) -> IndexConfig:
-    from bot.settings import Settings
+    from retrieval.settings import RetrievalSettings
 
-    return IndexConfig.from_settings(Settings(), corpus_path=getattr(args, "corpus", None))
+    return IndexConfig.from_settings(RetrievalSettings(), corpus_path=getattr(args, "corpus", None))
 
 
 def ready_retriever(config: IndexConfig, build: bool = True) -> Retriever:
@@ -114,10 +114,10 @@ def cmd_eval(args) -> int:
 
 
 def cmd_fetch_topics(args) -> int:
-    from bot.settings import Settings
+    from retrieval.settings import RetrievalSettings
     from retrieval.topics import fetch_topics
 
-    settings = Settings()
+    settings = RetrievalSettings()
     target = fetch_topics(args.url or settings.topics_url, args.data_dir or settings.data_dir,
                           min_rows=args.min_rows, log=_log)
     print(target)

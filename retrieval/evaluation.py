@@ -12,6 +12,7 @@ import numpy as np
 
 from retrieval.fusion import rrf
 from retrieval.lexical import Analyzer, LexicalIndex
+from retrieval.results import Status
 from retrieval.retriever import Retriever
 from retrieval.scope import named
 
@@ -83,7 +84,7 @@ class SituationReport:
     unjudged: list[tuple[str, str]] = field(default_factory=list)  # (situation id, verse id) shown but not graded
 
     def add(self, item: dict, result) -> None:
-        if result.status == "no_evidence" or not result.hits:
+        if result.status == Status.NO_EVIDENCE or not result.hits:
             self.turned_away.append(item.get("id", item["q"]))
             self.apt.append(0.0)
             self.first.append(0.0)
@@ -121,17 +122,18 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
         ranked = result.ranked_ids()
         if kind in RANKED_KINDS:
             report.ranked[kind].append(rank_metrics(ranked, item["relevant"]))
-            report.checks["falsa rejeição"].append(float(result.status == "no_evidence"))
+            report.checks["falsa rejeição"].append(float(result.status == Status.NO_EVIDENCE))
             if "scope" in item and kind == "scope":
                 books = named(item["scope"]).books
                 top = [i.split(".")[0] for i in ranked[:5]]
                 report.checks["precisão de escopo"].append(float(bool(top) and all(b in books for b in top)))
         elif kind == "ref":
-            report.checks["referências exatas"].append(float(result.status == "reference" and ranked == item["exact"]))
+            exact = result.status == Status.REFERENCE and ranked == item["exact"]
+            report.checks["referências exatas"].append(float(exact))
         elif kind == "ref_missing":
-            report.checks["refs inexistentes"].append(float(result.status == "reference_missing" and not ranked))
+            report.checks["refs inexistentes"].append(float(result.status == Status.REFERENCE_MISSING and not ranked))
         elif kind in REJECT_KINDS:
-            report.checks["rejeição off-topic"].append(float(result.status == "no_evidence"))
+            report.checks["rejeição off-topic"].append(float(result.status == Status.NO_EVIDENCE))
     return report
 
 

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from corpus.verse import Verse
 from retrieval.evidence import EvidenceSignals
 from retrieval.scope import Scope
 
-OK = "ok"
-REFERENCE = "reference"
-REFERENCE_MISSING = "reference_missing"
-NO_EVIDENCE = "no_evidence"
+
+class Status(StrEnum):
+    """Every outcome a search or a reply can have; one set shared by retrieval and the bot."""
+
+    OK = "ok"  # a search found evidence
+    REFERENCE = "reference"
+    REFERENCE_MISSING = "reference_missing"
+    NO_EVIDENCE = "no_evidence"
+    ANSWERED = "answered"  # a reply grounded in the verses found
+    CRISIS = "crisis"
+    REJECTED = "rejected"  # empty or over-long input
+    LLM_ERROR = "llm_error"
+
+
+OK, REFERENCE, NO_EVIDENCE = Status.OK, Status.REFERENCE, Status.NO_EVIDENCE
+REFERENCE_MISSING = Status.REFERENCE_MISSING
 
 
 @dataclass(frozen=True)

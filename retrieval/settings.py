@@ -1,0 +1,18 @@
+"""The index's settings (environment and `.env`); the bot's settings extend these."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from corpus.settings import CorpusSettings
+
+
+class RetrievalSettings(CorpusSettings):
+    """Topic data, embedder and vector store."""
+
+    topics_path: str = "../shared/data/openbible-topic-votes.tsv"
+    topics_url: str = "https://a.openbible.info/data/topic-votes.zip"
+    embedding_backend: Literal["use-m3", "sentence-transformers"] = "use-m3"
+    embedding_model: str = ""
+    chroma_url: str = ""
+    qdrant_url: str = ""
