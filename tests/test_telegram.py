@@ -194,16 +194,16 @@ async def test_429_from_the_bot_api_is_retried(make_channel, bot_api):
 
 async def test_a_storm_of_429s_delays_the_answer_and_its_sources_but_loses_and_doubles_nothing(make_channel,
                                                                                                bot_api):
-    channel = make_channel(sleep=asyncio.sleep, policy=DeliveryPolicy(attempts=3, later=0.5))
+    channel = make_channel(sleep=asyncio.sleep, policy=DeliveryPolicy(attempts=3, later=2.0))
     await started(channel)
     try:
-        storm = 4.0  # longer than the attempts made at once: the answer is postponed and retried later
+        storm = 15.0  # longer than the attempts made at once: the answer is postponed and retried later
         bot_api.storm_until = asyncio.get_running_loop().time() + storm
         bot_api.push(bot_api.message(515, "a formiga e o preguiçoso"))
         await asyncio.sleep(1.0)
         inbox = channel.conversation.inbox
         assert bot_api.delivered(515) == [] and inbox.backlog()[0] == 1  # pending, not dropped
-        answer, sources = await bot_api.wait_for_delivered(2, chat_id=515, timeout=30)
+        answer, sources = await bot_api.wait_for_delivered(2, chat_id=515, timeout=40)
         assert bot_api.call_times[-1] >= bot_api.storm_until
         assert "Provérbios" in answer["text"] and "blockquote" in sources["text"]  # the answer first
         await asyncio.sleep(1.0)
