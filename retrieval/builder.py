@@ -18,7 +18,7 @@ from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.lexical import LexicalIndex, analyzer
 from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
-from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients
+from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients, probe
 
 COLLECTION = "verses"
 Log = Callable[[str], None]
@@ -80,7 +80,8 @@ def _open_or_reset(config: IndexConfig, log: Log) -> tuple[VectorStore, str]:
     (it holds only derived data); a server that cannot be used is an error for the operator."""
     try:
         store = open_store(config)
-        store.count()
+        if store.count() and (identity := store.identity()) and identity.get("dimension"):
+            probe(store, int(identity.get("dimension") or 0))
         return store, ""
     except Exception as error:
         local = config.chroma_dir if not (config.chroma_url or config.qdrant_url) else None

@@ -12,7 +12,7 @@ from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt, read_manifest
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.retriever import Retriever
-from retrieval.store import StoreError, VectorStore
+from retrieval.store import StoreError, VectorStore, probe
 from retrieval.thesaurus import Thesaurus
 from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex, TopicsError
@@ -59,6 +59,10 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
             raise IndexNotReady(str(error)) from error
     if store.identity() != manifest.embedder:
         raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
+    try:
+        probe(store, embedder.identity.dimension)
+    except StoreError as error:
+        raise IndexNotReady(str(error)) from error
     if store.count() != len(bible):
         raise IndexNotReady(f"{store.count()} vetores em {store.location} para {len(bible)} versículos")
     thesaurus = Thesaurus()

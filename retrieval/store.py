@@ -47,6 +47,16 @@ class VectorStore(Protocol):
     def reset(self, identity: EmbedderIdentity) -> None: ...
 
 
+def probe(store: VectorStore, dimension: int) -> None:
+    """Raise `StoreError` unless the store answers a real nearest-neighbour query (a corrupt HNSW index
+    still counts its rows: only a search reads it)."""
+    try:
+        store.query(np.full(dimension, 1 / np.sqrt(dimension), dtype=np.float32), 1)
+    except Exception as error:
+        raise StoreError(f"o repositório de vetores em {store.location} não responde a uma busca: "
+                         f"{type(error).__name__}: {str(error)[:200]}") from error
+
+
 def _chroma_settings():
     from chromadb.config import Settings as ChromaSettings
 
