@@ -13,9 +13,10 @@ class DeliveryError(Exception):
     """A wire call that failed: ``permanent`` (a 4xx other than 429: retrying cannot help) or transient,
     with the wait the platform asked for, if any."""
 
-    def __init__(self, reason: str, retry_after: float | None = None, permanent: bool = False):
+    def __init__(self, reason: str, retry_after: float | None = None, permanent: bool = False,
+                 code: int | None = None):
         super().__init__(reason)
-        self.retry_after, self.permanent = retry_after, permanent
+        self.retry_after, self.permanent, self.code = retry_after, permanent, code  # code: the platform's own
 
 
 @dataclass(frozen=True)

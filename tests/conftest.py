@@ -124,10 +124,8 @@ def minilm_path() -> str:
 
 @pytest.fixture()
 async def llm_server():
-    server = FakeLLMServer()
-    await server.start()
-    yield server
-    await server.stop()
+    async with FakeLLMServer() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
@@ -167,10 +165,8 @@ def make_pastor(tmp_path, mini_retriever):
 
 @pytest.fixture()
 async def bot_api():
-    api = FakeBotAPI()
-    await api.start()
-    yield api
-    await api.stop()
+    async with FakeBotAPI() as api:
+        yield api
 
 
 @pytest.fixture()
@@ -193,7 +189,5 @@ async def aiohttp_client_factory():
 
 @pytest.fixture()
 async def graph_api():
-    api = FakeGraphAPI()
-    await api.start()
-    yield api
-    await api.stop()
+    async with FakeGraphAPI() as api:
+        yield api

@@ -78,9 +78,9 @@ def test_people_telling_their_lives(text):
 # -- tone labels ----------------------------------------------------------------------------------------
 def test_pattern_regex_matches_whole_words_and_prefixes():
     regex = pattern_regex(("ai dos", "maldit*", "esteril"))
-    assert regex.search("ai dos que se levantam cedo")
+    assert regex.search("ai dos que correm sem olhar")
     assert regex.search("malditos sejam")
-    assert regex.search("a esteril habitara")
+    assert regex.search("a terra esteril ficou calada")
     assert not regex.search("sai dos montes")  # "ai dos" inside another word
     assert not regex.search("estereis e estereotipos")  # "esteril" is a whole word, not a prefix
 

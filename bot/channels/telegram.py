@@ -7,7 +7,6 @@ what acknowledges them).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hmac
 import json
@@ -22,6 +21,7 @@ from telegram.request import HTTPXRequest
 
 from bot.channels import messages
 from bot.channels.formatting import sources_html, telegram_html_parts
+from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
@@ -194,25 +194,12 @@ class TelegramChannel:
         except TelegramError as error:
             raise DeliveryError(f"Bot API falhou em {method}: {type(error).__name__}: {error}") from None
 
-    @contextlib.asynccontextmanager
-    async def typing(self, inbound: Inbound):
-        async def typing_once():
+    def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
+        async def typing_once() -> None:
             with contextlib.suppress(TelegramError):
                 await self.bot.send_chat_action(inbound.chat_id, ChatAction.TYPING)
 
-        async def keep_typing():
-            while True:
-                await asyncio.sleep(TYPING_EVERY)
-                await typing_once()
-
-        await typing_once()  # at once, before the answer is prepared
-        task = asyncio.create_task(keep_typing())
-        try:
-            yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return repeating(typing_once, TYPING_EVERY)
 
 
 class TelegramWebhook:

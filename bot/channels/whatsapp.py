@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import hmac
@@ -14,6 +13,7 @@ from aiohttp import web
 
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
+from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
@@ -60,7 +60,7 @@ class GraphClient:
         retry_after = response.headers.get("retry-after", "")
         permanent = response.status_code < 500 and response.status_code != 429
         raise DeliveryError(reason, retry_after=float(retry_after) if retry_after.isdigit() else None,
-                            permanent=permanent)
+                            permanent=permanent, code=code if isinstance(code, int) else None)
 
 
 class WhatsAppChannel:
@@ -92,33 +92,20 @@ class WhatsAppChannel:
         try:
             await self.graph.post({"recipient_type": "individual", "to": chat_id, **part})
         except DeliveryError as error:
-            if f"código {OUTSIDE_WINDOW}" in str(error):
+            if error.code == OUTSIDE_WINDOW:
                 log.warning("fora da janela de 24 h do WhatsApp: %s", error)
             raise
 
-    @contextlib.asynccontextmanager
-    async def typing(self, inbound: Inbound):
+    def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
         wamid = inbound.meta.get("wamid") or inbound.message_id
 
-        async def typing_once():
+        async def typing_once() -> None:
             try:
                 await self.graph.post({"status": "read", "message_id": wamid, "typing_indicator": {"type": "text"}})
             except DeliveryError as error:
                 log.info("indicador de digitação não enviado: %s", error)
 
-        async def keep_typing():
-            while True:
-                await asyncio.sleep(TYPING_EVERY)
-                await typing_once()
-
-        await typing_once()
-        task = asyncio.create_task(keep_typing())
-        try:
-            yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return repeating(typing_once, TYPING_EVERY)
 
 
 def _text(body: str) -> dict:

@@ -7,7 +7,7 @@ import json as _json
 
 from aiohttp import web as _web
 
-from tests.fakes.loopback import start_loopback
+from tests.fakes.loopback import LoopbackPeer
 
 
 async def _probe(request):
@@ -15,7 +15,7 @@ async def _probe(request):
     return _web.json_response({"models": [{"name": "qwen2.5:1.5b"}], "data": [{"id": "m"}]})
 
 
-class FakeLLMServer:
+class FakeLLMServer(LoopbackPeer):
     """One aiohttp server speaking Ollama (/api/chat), OpenAI (/v1/chat/completions) and
     Anthropic (/v1/messages) streaming protocols. Each request takes the next scripted
     behaviour (the last one repeats); every request is recorded."""
@@ -23,8 +23,6 @@ class FakeLLMServer:
     def __init__(self):
         self.requests: list[dict] = []
         self.script: list[dict] = [{"chunks": ["Olá."]}]
-        self.url = ""
-        self._runner = None
 
     def answer(self, *behaviours: dict) -> None:
         """Behaviours: {"chunks": [...]} streams text; add "status"/"headers"/"body" for an HTTP error,
@@ -35,18 +33,12 @@ class FakeLLMServer:
     def _next(self) -> dict:
         return self.script.pop(0) if len(self.script) > 1 else self.script[0]
 
-    async def start(self) -> str:
-        app = _web.Application()
+    def routes(self, app: _web.Application) -> None:
         app.router.add_post("/api/chat", self._ollama)
         app.router.add_post("/v1/chat/completions", self._openai)
         app.router.add_post("/v1/messages", self._anthropic)
         for path in ("/api/tags", "/v1/models"):
             app.router.add_get(path, _probe)
-        self._runner, self.url = await start_loopback(app)
-        return self.url
-
-    async def stop(self) -> None:
-        await self._runner.cleanup()
 
     async def _record(self, request, protocol: str) -> dict:
         body = await request.json()

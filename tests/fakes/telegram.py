@@ -7,10 +7,10 @@ import time
 
 from aiohttp import web as _web
 
-from tests.fakes.loopback import start_loopback
+from tests.fakes.loopback import LoopbackPeer
 
 
-class FakeBotAPI:
+class FakeBotAPI(LoopbackPeer):
     """A loopback Telegram Bot API: the methods the bot uses, real JSON shapes, form-encoded params
     as python-telegram-bot sends them. Updates are served by getUpdates; what the bot sends is recorded."""
 
@@ -27,16 +27,9 @@ class FakeBotAPI:
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
         self._arrived = _asyncio.Event()
-        self.url = ""
 
-    async def start(self) -> str:
-        app = _web.Application()
+    def routes(self, app: _web.Application) -> None:
         app.router.add_post("/bot{token}/{method}", self._handle)
-        self._runner, self.url = await start_loopback(app)
-        return self.url
-
-    async def stop(self) -> None:
-        await self._runner.cleanup()
 
     # -- what the bot sent --------------------------------------------------------------------
     def sent(self, method: str = "sendMessage", chat_id=None) -> list[dict]:

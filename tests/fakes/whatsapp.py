@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web as _web
 
-from tests.fakes.loopback import start_loopback
+from tests.fakes.loopback import LoopbackPeer
 
 
-class FakeGraphAPI:
+class FakeGraphAPI(LoopbackPeer):
     """A loopback WhatsApp Graph API: POST /{phone_number_id}/messages with its real JSON shapes."""
 
     PHONE_ID = "109876543210"
@@ -16,16 +16,9 @@ class FakeGraphAPI:
     def __init__(self):
         self.posts: list[dict] = []
         self.failures: list[tuple[int, dict, dict]] = []  # (status, body, headers) served before successes
-        self.url = ""
 
-    async def start(self) -> str:
-        app = _web.Application()
+    def routes(self, app: _web.Application) -> None:
         app.router.add_post("/{phone_id}/messages", self._messages)
-        self._runner, self.url = await start_loopback(app)
-        return self.url
-
-    async def stop(self) -> None:
-        await self._runner.cleanup()
 
     def sent(self, kind: str | None = None) -> list[dict]:
         """Messages delivered (not read receipts), optionally of one type ("text", "interactive")."""
