@@ -23,6 +23,7 @@ _CLEANUP = [
     (re.compile(r"([(\[])[ \t]+"), r"\1"),
     (re.compile(r",\s*,"), ","),
     (re.compile(r"([.!?])\s*[,;]"), r"\1"),
+    (re.compile(r"(?<!\.)([.!?])[ \t]*\.(?!\.)"), r"\1"),  # "remédio. Veja." with "Veja" gone
     (re.compile(r"(^|\n)\s*[,;:]\s*"), r"\1"),
     (re.compile(r"^[ \t]*[-*•][ \t]*$\n?", re.MULTILINE), ""),
     (re.compile(r"[ \t]{2,}"), " "),
@@ -46,13 +47,14 @@ class ValidatedAnswer:
         return bool(self.kept)
 
 
-def validate(answer: str, retrieved: list[str], bible: Bible) -> ValidatedAnswer:
+def validate(answer: str, retrieved: list[str], bible: Bible, note: bool = True) -> ValidatedAnswer:
     """Keep citations whose every verse was retrieved, trim ranges to the retrieved run, drop the rest.
 
     Rule for ranges and chapters: a citation is kept when all its verses were
     retrieved; when only some were and they form one unbroken run, it is trimmed
     to that run; otherwise it is removed. ``retrieved`` holds verse ids
-    ("JHN.3.16") in the order the sources were given ([FONTE 1] first).
+    ("JHN.3.16") in the order the sources were given ([FONTE 1] first). With ``note``, an answer
+    left without any citation ends with the fixed unanchored note.
     """
     text = unicodedata.normalize("NFC", answer)
     text = _replace_markers(text, retrieved, bible)
@@ -78,7 +80,7 @@ def validate(answer: str, retrieved: list[str], bible: Bible) -> ValidatedAnswer
         text = _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), text.strip())
     text = text.strip()
     result.kept = list(dict.fromkeys(result.kept))
-    if not result.kept:
+    if note and not result.kept:
         text = f"{text}\n\n{texts.UNANCHORED_NOTE}" if text else texts.UNANCHORED_NOTE
     result.text = text
     return result

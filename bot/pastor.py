@@ -8,11 +8,12 @@ import time
 from dataclasses import dataclass, replace
 
 from bot import texts
-from bot.citations import validate
+from bot.checks import AnswerRules, check_answer
 from bot.followup import is_followup, standalone
-from bot.llm.base import LLMError, LLMProvider
+from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
+from bot.progress import ParagraphProgress, Show
 from bot.prompts import answer_messages
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety import DANGER, IMMINENT, Screening, screen
@@ -48,8 +49,9 @@ class Pastor:
         self.config = config
         self.metrics = metrics or Metrics()
 
-    async def reply(self, chat_id: str, text: str | None, channel: str = "console") -> Reply:
-        reply = await self._reply(chat_id, text)
+    async def reply(self, chat_id: str, text: str | None, channel: str = "console", show: Show | None = None) -> Reply:
+        """The answer to ``text``; with ``show``, each validated paragraph is shown while the model writes."""
+        reply = await self._reply(chat_id, text, show)
         m = self.metrics
         m.messages.labels(channel, reply.status).inc()
         m.verses.inc(len(reply.sources))
@@ -59,7 +61,7 @@ class Pastor:
             m.crisis.labels(reply.crisis_level).inc()
         return reply
 
-    async def _reply(self, chat_id: str, text: str | None) -> Reply:
+    async def _reply(self, chat_id: str, text: str | None, show: Show | None) -> Reply:
         started = time.perf_counter()
         timings: dict[str, float] = {}  # this reply's stages, in seconds; returned with it
         message = (text or "").strip()
@@ -72,7 +74,7 @@ class Pastor:
         if screening.level == IMMINENT:
             reply = await self._imminent(message, screening)
         else:
-            reply = await self._answer(chat_id, message, history, screening, timings)
+            reply = await self._answer(chat_id, message, history, screening, timings, show, started)
         if reply.status != LLM_ERROR:
             self.memory.add_exchange(chat_id, message, reply.query or message, reply.text, reply.status)
             if reply.sources:
@@ -82,7 +84,7 @@ class Pastor:
 
     # -- the ordinary path --------------------------------------------------------------
     async def _answer(self, chat_id: str, message: str, history, screening: Screening,
-                      timings: dict[str, float]) -> Reply:
+                      timings: dict[str, float], show: Show | None, started: float) -> Reply:
         query, scope, llm_called = message, None, False
         if is_followup(message, history):
             t = time.perf_counter()
@@ -111,31 +113,42 @@ class Pastor:
         notes = [texts.MEDICAL] if screening.medical else []
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
+        if screening.medical and not screening.crisis:
+            prefix = texts.MEDICAL
+        rules = AnswerRules(self.retriever.bible, [s.id for s in sources], message, self.config.crisis_contacts,
+                            referral="" if texts.MEDICAL in prefix else texts.MEDICAL)
+        progress = ParagraphProgress(show, rules, prefix, started) if show is not None else None
         try:
-            completion = await self._complete(messages, "answer", timings)
+            completion = await self._complete(messages, "answer", timings,
+                                              on_text=progress.feed if progress else None)
         except LLMError:
             return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
                          llm_called=True, query=query)
         if not completion.text.strip():
             return Reply(texts.LLM_ERROR.format(provider=self.config.provider_name), LLM_ERROR, sources,
                          llm_called=True, query=query)
+        if progress is not None and progress.first_shown is not None:
+            timings["first_text"] = progress.first_shown
         t = time.perf_counter()
-        checked = validate(completion.text, [s.id for s in sources], self.retriever.bible)
+        checked = check_answer(completion.text, rules)
         timings["validation"] = time.perf_counter() - t
-        if screening.medical and not screening.crisis:
-            prefix = texts.MEDICAL
         return Reply(self._join(prefix, checked.text), status, self._used_first(sources, checked.kept), checked.kept,
-                     checked.removed, True, screening.level, query)
+                     checked.removed, True, screening.level, query, corrected_quotes=checked.corrected_quotes,
+                     removed_contacts=checked.removed_contacts, replaced_directives=checked.replaced_directives)
 
     async def _complete(self, messages, purpose: str, timings: dict[str, float], max_tokens: int | None = None,
-                        temperature: float = 0.3):
-        """One LLM call, timed and counted."""
+                        temperature: float = 0.3, on_text=None) -> Completion:
+        """One streamed LLM call, timed and counted; ``on_text`` sees the text so far at every line break."""
         provider, m = self.llm.name, self.metrics
         m.llm_calls.labels(provider, purpose).inc()
+        stats, pieces = CallStats(), []
         t = time.perf_counter()
         try:
-            completion = await self.llm.complete(messages, max_tokens=max_tokens or self.config.max_tokens,
-                                                 temperature=temperature)
+            async for piece in self.llm.stream(messages, max_tokens=max_tokens or self.config.max_tokens,
+                                               temperature=temperature, stats=stats):
+                pieces.append(piece)
+                if on_text is not None and "\n" in piece:
+                    await on_text("".join(pieces))
         except LLMError as error:
             m.llm_errors.labels(provider, error.kind).inc()
             log.error("LLM falhou: %s", error)
@@ -144,9 +157,9 @@ class Pastor:
             elapsed = time.perf_counter() - t
             timings["llm"] = timings.get("llm", 0.0) + elapsed
             m.llm_seconds.labels(provider).observe(elapsed)
-        m.llm_tokens.labels(provider, "input").inc(completion.input_tokens)
-        m.llm_tokens.labels(provider, "output").inc(completion.output_tokens)
-        return completion
+        m.llm_tokens.labels(provider, "input").inc(stats.input_tokens)
+        m.llm_tokens.labels(provider, "output").inc(stats.output_tokens)
+        return Completion("".join(pieces).strip(), stats.input_tokens, stats.output_tokens, attempts=stats.attempts)
 
     # -- crisis ----------------------------------------------------------------------------
     async def _imminent(self, message: str, screening: Screening) -> Reply:

@@ -34,9 +34,13 @@ class Reply:
     crisis_level: str | None = None
     query: str = ""  # what was searched (the follow-up rewritten, when it was one)
     timings: dict = field(default_factory=dict, compare=False)  # this reply's stages in seconds (llm, total…)
+    corrected_quotes: list[dict] = field(default_factory=list)  # {"reference", "quoted", "action", "now"}
+    removed_contacts: list[str] = field(default_factory=list)  # numbers, links, addresses the model invented
+    replaced_directives: list[str] = field(default_factory=list)  # treatment directives replaced by the referral
 
     def as_dict(self) -> dict:
         """The `python -m bot ask --json` contract."""
         return {"text": self.text, "status": self.status, "sources": [s.id for s in self.sources],
                 "citations": self.citations, "removed_citations": self.removed_citations,
-                "llm_called": self.llm_called}
+                "llm_called": self.llm_called, "corrected_quotes": self.corrected_quotes,
+                "removed_contacts": self.removed_contacts, "replaced_directives": self.replaced_directives}

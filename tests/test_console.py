@@ -28,7 +28,8 @@ async def test_ask_json_contract_with_the_none_provider(mini_index):
                                env_for(mini_index, LLM_PROVIDER="none"))
     assert code == 0, err
     reply = json.loads(out)
-    assert set(reply) == {"text", "status", "sources", "citations", "removed_citations", "llm_called"}
+    assert set(reply) == {"text", "status", "sources", "citations", "removed_citations", "llm_called",
+                          "corrected_quotes", "removed_contacts", "replaced_directives"}
     assert reply["status"] == "reference" and reply["sources"] == ["PSA.23.1"]
     assert reply["citations"] == ["Salmos 23:1"] and reply["llm_called"] is False
 
@@ -62,3 +63,18 @@ async def test_interactive_chat_keeps_memory_and_shows_sources(mini_index):
     assert code == 0, err
     assert out.count("pastor>") == 2
     assert "Provérbios 6:1" in out and "Fontes:" in out
+
+
+async def test_ask_json_reports_what_the_checks_changed(mini_index, llm_server):
+    llm_server.answer({"chunks": ["Como está escrito em Salmos 23:1: “Deus vai te dar muito dinheiro e sucesso.”\n\n",
+                                  "Ligue para 0800-123-4567 hoje. Pare seu remédio e confie."]})
+    code, out, err = await run(["ask", "--json", "--chat", "t4", "o que diz Salmo 23:1?"],
+                               env_for(mini_index, LLM_PROVIDER="ollama", OLLAMA_BASE_URL=llm_server.url,
+                                       CRISIS_CONTACTS="CVV 188"))
+    assert code == 0, err
+    reply = json.loads(out)
+    assert reply["corrected_quotes"][0]["reference"] == "Salmos 23:1"
+    assert reply["corrected_quotes"][0]["action"] == "corrected"
+    assert reply["removed_contacts"] == ["0800-123-4567"]
+    assert reply["replaced_directives"] == ["Pare seu remédio e confie."]
+    assert "dinheiro" not in reply["text"] and "0800" not in reply["text"]

@@ -50,26 +50,6 @@ class LLMError(RuntimeError):
         super().__init__(text)
 
 
-class LLMProvider(Protocol):
-    """A chat model.
-
-    ``stream`` yields the answer's text as it arrives and raises LLMError on an HTTP
-    error, an error event in the stream, a stream that ends without its final
-    event, or a timeout. ``complete`` gathers the stream into a Completion (token
-    counts when the provider reports them). Adapters take their httpx.AsyncClient,
-    never read the environment, and never fall back to another provider.
-    """
-
-    name: str
-    model: str
-
-    def stream(self, messages: list[Message], *, max_tokens: int = 800,
-               temperature: float = 0.3) -> AsyncIterator[str]: ...
-
-    async def complete(self, messages: list[Message], *, max_tokens: int = 800,
-                       temperature: float = 0.3) -> Completion: ...
-
-
 @dataclass
 class CallStats:
     """What one call reported (tokens, attempts); belongs to that call alone, never to the adapter."""
@@ -77,6 +57,27 @@ class CallStats:
     input_tokens: int = 0
     output_tokens: int = 0
     attempts: int = 1
+
+
+class LLMProvider(Protocol):
+    """A chat model.
+
+    ``stream`` yields the answer's text as it arrives and raises LLMError on an HTTP
+    error, an error event in the stream, a stream that ends without its final
+    event, or a timeout; token counts and attempts go into the ``stats`` passed in
+    (the caller's own, never the adapter's). ``complete`` gathers the stream into a
+    Completion. Adapters take their httpx.AsyncClient,
+    never read the environment, and never fall back to another provider.
+    """
+
+    name: str
+    model: str
+
+    def stream(self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.3,
+               stats: CallStats | None = None) -> AsyncIterator[str]: ...
+
+    async def complete(self, messages: list[Message], *, max_tokens: int = 800,
+                       temperature: float = 0.3) -> Completion: ...
 
 
 class StreamingAdapter:
@@ -93,9 +94,9 @@ class StreamingAdapter:
         parts = [piece async for piece in self._stream(messages, max_tokens, temperature, stats)]
         return Completion("".join(parts), stats.input_tokens, stats.output_tokens, attempts=stats.attempts)
 
-    def stream(self, messages: list[Message], *, max_tokens: int = 800,
-               temperature: float = 0.3) -> AsyncIterator[str]:
-        return self._stream(messages, max_tokens, temperature, CallStats())
+    def stream(self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.3,
+               stats: CallStats | None = None) -> AsyncIterator[str]:
+        return self._stream(messages, max_tokens, temperature, stats if stats is not None else CallStats())
 
     async def _stream(self, messages: list[Message], max_tokens: int, temperature: float,
                       stats: CallStats) -> AsyncIterator[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from bot.llm.base import Completion, LLMError, Message
+from bot.llm.base import CallStats, Completion, LLMError, Message
 
 
 class FakeModel:
@@ -22,12 +22,15 @@ class FakeModel:
     def _next(self) -> str | LLMError:
         return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
-    async def stream(self, messages: list[Message], *, max_tokens: int = 800,
-                     temperature: float = 0.3) -> AsyncIterator[str]:
+    async def stream(self, messages: list[Message], *, max_tokens: int = 800, temperature: float = 0.3,
+                     stats: CallStats | None = None) -> AsyncIterator[str]:
         self.prompts.append(list(messages))
         answer = self._next()
         if isinstance(answer, LLMError):
             raise answer
+        if stats is not None:
+            stats.input_tokens = sum(len(m.content.split()) for m in messages)
+            stats.output_tokens = len(answer.split())
         for paragraph in answer.split("\n\n"):
             yield paragraph + "\n\n"
 

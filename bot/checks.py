@@ -1,0 +1,52 @@
+"""Everything a generated answer goes through before anyone reads it, drafts included."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot import texts
+from bot.citations import validate
+from bot.guard import guard
+from bot.quotes import check_quotes
+from corpus.bible import Bible
+
+
+@dataclass(frozen=True)
+class AnswerRules:
+    """What one answer is checked against."""
+
+    bible: Bible
+    retrieved: list[str]  # verse ids given to the model, [FONTE 1] first
+    message: str = ""  # the person's words: quoting them back is fine
+    allowed_contacts: str = ""  # CRISIS_CONTACTS: the only numbers, links and addresses allowed
+    referral: str = texts.MEDICAL  # in place of a treatment directive ("" when the answer already opens with it)
+
+
+@dataclass
+class CheckedAnswer:
+    text: str
+    kept: list[str] = field(default_factory=list)  # citations as now written ("João 3:16")
+    removed: list[str] = field(default_factory=list)  # citations removed, as the model wrote them
+    corrected_quotes: list[dict] = field(default_factory=list)
+    removed_contacts: list[str] = field(default_factory=list)
+    replaced_directives: list[str] = field(default_factory=list)
+
+
+def check_answer(text: str, rules: AnswerRules, final: bool = True) -> CheckedAnswer:
+    """Citations, quotations, contacts and treatment directives, in that order; ``final`` adds the
+    unanchored note to an answer left without citations (a draft never shows it)."""
+    cited = validate(text, rules.retrieved, rules.bible, note=False)
+    quoted = check_quotes(cited.text, rules.bible, rules.retrieved, rules.message)
+    guarded = guard(quoted.text, rules.allowed_contacts, rules.referral)
+    body = guarded.text
+    referenced = [c["reference"] for c in quoted.corrections if c["action"] == "referenced"]
+    kept = [label for label in dict.fromkeys(cited.kept + referenced) if label in body]
+    if final and not kept:
+        body = f"{body}\n\n{texts.UNANCHORED_NOTE}" if body else texts.UNANCHORED_NOTE
+    return CheckedAnswer(body, kept, cited.removed, quoted.corrections, guarded.removed_contacts,
+                         guarded.replaced_directives)
+
+
+def balanced(text: str) -> bool:
+    """True when every quotation opened in ``text`` is closed (a draft never shows half a quotation)."""
+    return text.count("“") == text.count("”") and text.count("«") == text.count("»") and text.count('"') % 2 == 0
