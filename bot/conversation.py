@@ -56,7 +56,9 @@ class Channel(Protocol):
         """Make one wire call; raise `DeliveryError` (with ``retry_after`` or ``permanent``) when it fails."""
 
     def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
-        """Show that an answer is being prepared, for as long as the context lasts."""
+        """Show that an answer is being prepared, for as long as the context lasts. The context yields
+        None, or an async ``show(text)`` through which validated text of the answer may be shown while
+        it forms (a Telegram draft); the answer itself is still rendered and delivered afterwards."""
 
 
 StatusText = Callable[[bool], Awaitable[str]]
@@ -194,8 +196,8 @@ class Conversation:
         if wait > 0:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
-        async with channel.typing(inbound):
-            reply = await self.pastor.reply(chat_id, inbound.text, channel=inbound.channel)
+        async with channel.typing(inbound) as show:
+            reply = await self.pastor.reply(chat_id, inbound.text, channel=inbound.channel, show=show)
         out = [Outgoing("answer", reply.text)]
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
 

@@ -191,3 +191,48 @@ async def aiohttp_client_factory():
 async def graph_api():
     async with FakeGraphAPI() as api:
         yield api
+
+
+# ---- the Telegram channel over the mini index ---------------------------------------
+
+async def _status(full: bool) -> str:
+    return "índice: pronto\nmodelo de linguagem: nenhum" if full else "resumo"
+
+
+async def _no_sleep(_seconds):
+    return None
+
+
+@pytest.fixture()
+def make_channel(tmp_path, mini_retriever, bot_api):
+    """A TelegramChannel over the mini index, talking to the loopback Bot API; pass an LLM provider or None."""
+    from bot.channels.telegram import TelegramChannel
+    from bot.conversation import Conversation
+    from bot.memory import Memory
+    from bot.pastor import Pastor, PastorConfig
+
+    channels = []
+
+    def make(llm=None, rate_limit=None, memory=None, **core_options):
+        mini_retriever.result_cache.clear()
+        memory = memory or Memory.open(tmp_path / "pastor.db")
+        pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
+        core = Conversation(pastor, memory, _status, attribution="Bíblia de teste", rate_limit=rate_limit,
+                            **{"sleep": _no_sleep, "admins": frozenset({"503"}), **core_options})
+        channel = TelegramChannel(bot_api.TOKEN, core, bot_api.url)
+        channels.append(channel)
+        return channel
+
+    yield make
+
+
+async def started(channel):
+    await channel.start(poll_timeout=0.3)
+    channel.conversation.start(sweep_every=0.2)
+    return channel
+
+
+async def stopped(channel) -> None:
+    await channel.stop_intake()
+    await channel.conversation.stop()
+    await channel.stop()

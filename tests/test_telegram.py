@@ -6,55 +6,16 @@ import asyncio
 import json
 
 import httpx
-import pytest
 
 from bot import texts
 from bot.channels import messages
-from bot.channels.telegram import TelegramChannel, TelegramWebhook
-from bot.conversation import Conversation
+from bot.channels.telegram import TelegramWebhook
 from bot.delivery import DeliveryPolicy
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
 from bot.ratelimit import ChatRateLimit
 from bot.server import build_server
-
-
-async def _status(full: bool) -> str:
-    return "índice: pronto\nmodelo de linguagem: nenhum" if full else "resumo"
-
-
-async def _no_sleep(_seconds):
-    return None
-
-
-@pytest.fixture()
-def make_channel(tmp_path, mini_retriever, bot_api):
-    channels = []
-
-    def make(llm=None, rate_limit=None, memory=None, **core_options) -> TelegramChannel:
-        mini_retriever.result_cache.clear()
-        memory = memory or Memory.open(tmp_path / "pastor.db")
-        pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
-        core = Conversation(pastor, memory, _status, attribution="Bíblia de teste", rate_limit=rate_limit,
-                            **{"sleep": _no_sleep, "admins": frozenset({"503"}), **core_options})
-        channel = TelegramChannel(bot_api.TOKEN, core, bot_api.url)
-        channels.append(channel)
-        return channel
-
-    yield make
-
-
-async def started(channel: TelegramChannel) -> TelegramChannel:
-    await channel.start(poll_timeout=0.3)
-    channel.conversation.start(sweep_every=0.2)
-    return channel
-
-
-async def stopped(channel: TelegramChannel) -> None:
-    await channel.stop_intake()
-    await channel.conversation.stop()
-    await channel.stop()
+from tests.conftest import started, stopped
 
 
 async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
@@ -64,7 +25,7 @@ async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
         answer, sources = await bot_api.wait_for(2, chat_id=501)
         assert answer["parse_mode"] == "HTML" and answer["text"].startswith(texts.EXTRACTIVE_REFERENCE_INTRO)
         assert "<blockquote expandable><b>Salmos 23:1</b> O Senhor cuida de mim" in sources["text"]
-        assert bot_api.sent("sendChatAction", 501)[0]["action"] == "typing"
+        assert bot_api.sent("sendMessageDraft", 501)[0]["text"] == ""  # "Pensando…" while it forms
         assert [c["command"] for c in json.loads(bot_api.sent("setMyCommands")[0]["commands"])] == [
             "start", "ajuda", "fontes", "status", "nova", "apagar"]
     finally:

@@ -20,6 +20,7 @@ from telegram.ext import AIORateLimiter, Application, ExtBot
 from telegram.request import HTTPXRequest
 
 from bot.channels import messages
+from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
 from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
@@ -72,6 +73,7 @@ class TelegramChannel:
                        rate_limiter=rate_limiter or AIORateLimiter(max_retries=0))  # retries are the core's
         self.app: Application = Application.builder().bot(bot).concurrent_updates(8).build()
         self.bot = bot
+        self.drafts = True  # answers shown as they form (sendMessageDraft) until the Bot API refuses them
         conversation.register(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -195,11 +197,25 @@ class TelegramChannel:
             raise DeliveryError(f"Bot API falhou em {method}: {type(error).__name__}: {error}") from None
 
     def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
+        """A draft of the answer in private chats (it yields a way to show validated text); "digitando…"
+        in groups and wherever drafts are refused."""
+        if inbound.meta.get("private") and self.drafts:
+            return TelegramDraft(self.bot, inbound.chat_id, draft_id(inbound.message_id), self._drafts_refused,
+                                 lambda: self._typing(inbound))
+        return self._typing(inbound)
+
+    def _typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
         async def typing_once() -> None:
             with contextlib.suppress(TelegramError):
                 await self.bot.send_chat_action(inbound.chat_id, ChatAction.TYPING)
 
         return repeating(typing_once, TYPING_EVERY)
+
+    def _drafts_refused(self, error: Exception) -> None:
+        if self.drafts:
+            self.drafts = False
+            log.warning("a Bot API recusou rascunhos (sendMessageDraft: %s): as respostas aparecem inteiras, "
+                        "com \"digitando…\" enquanto se formam", type(error).__name__)
 
 
 class TelegramWebhook:

@@ -27,7 +27,7 @@ class FakeLLMServer(LoopbackPeer):
     def answer(self, *behaviours: dict) -> None:
         """Behaviours: {"chunks": [...]} streams text; add "status"/"headers"/"body" for an HTTP error,
         "error_after": n for an error event after n chunks, "truncate": True to end without the final
-        event, "delay": s to wait before answering."""
+        event, "delay": s to wait before answering, "pace": s to wait before each chunk (a slow CPU model)."""
         self.script = list(behaviours)
 
     def _next(self) -> dict:
@@ -61,6 +61,8 @@ class FakeLLMServer(LoopbackPeer):
         response = _web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await response.prepare(request)
         for n, chunk in enumerate(b["chunks"]):
+            if b.get("pace"):
+                await _asyncio.sleep(b["pace"])
             if b.get("error_after") == n:
                 await response.write(_json.dumps({"error": "out of memory"}).encode() + b"\n")
                 return response

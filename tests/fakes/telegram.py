@@ -23,6 +23,7 @@ class FakeBotAPI(LoopbackPeer):
         self.call_times: list[float] = []  # monotonic time of each call, for latency measurements
         self.failures: dict[str, list[dict]] = {}
         self.storm_until = 0.0  # loop time until which every sendMessage gets a 429
+        self.refuse_drafts = False  # an older Bot API server: sendMessageDraft is an unknown method (404)
         self._updates: list[dict] = []
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
@@ -40,6 +41,16 @@ class FakeBotAPI(LoopbackPeer):
         """Messages the API accepted."""
         return [p for m, p in self.calls if m == "sendMessage" and p.get("_ok")
                 and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
+
+    def drafts(self, chat_id=None) -> list[tuple[float, str]]:
+        """(loop time, text) of every draft the bot showed, in order."""
+        return [(t, p.get("text", "")) for (m, p), t in zip(self.calls, self.call_times)
+                if m == "sendMessageDraft" and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
+
+    def times(self, method: str = "sendMessage", chat_id=None) -> list[float]:
+        """Loop time of each call of ``method``."""
+        return [t for (m, p), t in zip(self.calls, self.call_times)
+                if m == method and (chat_id is None or str(p.get("chat_id")) == str(chat_id))]
 
     async def wait_for(self, count: int, method: str = "sendMessage", chat_id=None, timeout: float = 30) -> list[dict]:
         deadline = _asyncio.get_running_loop().time() + timeout
@@ -101,6 +112,8 @@ class FakeBotAPI(LoopbackPeer):
             params = await request.json()
         self.calls.append((method, params))
         self.call_times.append(_asyncio.get_running_loop().time())
+        if method == "sendMessageDraft" and self.refuse_drafts:
+            return _web.json_response({"ok": False, "error_code": 404, "description": "Not Found"}, status=404)
         if method == "sendMessage" and _asyncio.get_running_loop().time() < self.storm_until:
             return _web.json_response({"ok": False, "error_code": 429, "parameters": {"retry_after": 1},
                                        "description": "Too Many Requests: retry after 1"}, status=429)
