@@ -49,6 +49,7 @@ class App:
     metrics: Metrics = field(default_factory=Metrics)
     errors: RecentErrors = field(default_factory=RecentErrors)
     started_at: float = field(default_factory=time.time)
+    warm_up: dict = field(default_factory=dict)  # {"seconds": 3.2} or {"error": "..."} once the model is loaded
 
     async def close(self) -> None:
         await self.http.aclose()

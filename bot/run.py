@@ -13,6 +13,7 @@ from bot.app import App, build_app
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
+from bot.llm.base import LLMError
 from bot.server import build_server
 from bot.status import status_text
 from corpus.editions import edition_for
@@ -67,6 +68,23 @@ async def retention_job(memory, days: int, stop: asyncio.Event, every: float = 3
             pass
 
 
+async def warm_up(app: App) -> None:
+    """Load the local model before the first person writes; the outcome goes to /status and the log."""
+    llm = app.pastor.llm
+    if llm is None:
+        return
+    try:
+        seconds = await llm.warm_up()
+    except LLMError as error:
+        app.warm_up = {"error": f"{error.kind}" + (f" (HTTP {error.status})" if error.status else "")}
+        log.error("o modelo %s não pôde ser carregado na memória: %s", llm.model, error)
+        return
+    if seconds is not None:
+        app.warm_up = {"seconds": seconds}
+        log.info("modelo %s carregado na memória em %.1f s (OLLAMA_KEEP_ALIVE=%s)", llm.model, seconds,
+                 app.settings.ollama_keep_alive)
+
+
 async def serve(app: App, stop: asyncio.Event) -> list[str]:
     """Start what is configured, run until ``stop`` is set, then shut everything down; returns what ran."""
     settings = app.settings
@@ -81,6 +99,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     if settings.whatsapp_access_token.get_secret_value():
         whatsapp, handler = whatsapp_channel(app, core)
         handlers.append(handler)
+    warming = asyncio.create_task(warm_up(app))  # people may write meanwhile: their answer waits for the load
     runner = web.AppRunner(build_server(app.ready, handlers, app.metrics), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.http_host, settings.http_port)
@@ -102,6 +121,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
               flush=True)
         await retention_job(app.memory, settings.retention_days, stop)
     finally:
+        warming.cancel()
         if telegram:
             await telegram.stop_intake()
         await runner.cleanup()  # no more webhooks: what arrived is stored

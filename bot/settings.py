@@ -15,6 +15,7 @@ class Settings(RetrievalSettings):
     llm_provider: Literal["ollama", "openai", "groq", "anthropic", "none"] = "ollama"
     ollama_base_url: str = "http://localhost:11434"
     ollama_model: str = "qwen2.5:1.5b"
+    ollama_keep_alive: str = "24h"  # Ollama unloads an idle model after 5 min by default
     openai_base_url: str = "https://api.openai.com/v1"
     openai_api_key: SecretStr = SecretStr("")
     openai_model: str = "gpt-4o-mini"

@@ -34,6 +34,9 @@ async def status_text(app, full: bool = True) -> str:
         probe = "respondeu agora" if probe_error is None else \
             f"NÃO respondeu ({probe_error.kind}{f', HTTP {probe_error.status}' if probe_error.status else ''})"
         lines.append(f"modelo de linguagem: {llm.name} · {llm.model} · {probe}")
+        memory = await _model_memory(app, llm)
+        if memory:
+            lines.append(memory)
     pending, oldest = app.memory.inbox.backlog()
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
     lines.append(f"mensagens aguardando entrega: {pending}{waiting}")
@@ -41,6 +44,21 @@ async def status_text(app, full: bool = True) -> str:
     errors = app.errors.recent()
     lines.append(f"erros recentes: {len(errors)}" + (f" (último: {errors[-1]})" if errors else ""))
     return "\n".join(lines)
+
+
+async def _model_memory(app, llm) -> str:
+    """For a local model: whether it is loaded now, and how the warm-up at start went."""
+    loaded = await llm.loaded()
+    if loaded is None:
+        return ""
+    warm = app.warm_up
+    if "seconds" in warm:
+        detail = f"aquecido em {warm['seconds']:.1f} s ao iniciar".replace(".", ",")
+    elif "error" in warm:
+        detail = f"o aquecimento ao iniciar falhou: {warm['error']}"
+    else:
+        detail = "aquecimento ao iniciar ainda em andamento"
+    return f"modelo na memória: {'sim' if loaded else 'não'} ({detail})"
 
 
 def _short(app, llm, probe_error) -> str:

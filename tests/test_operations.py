@@ -11,7 +11,7 @@ import httpx
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.run import retention_job
+from bot.run import retention_job, warm_up
 from bot.server import build_server
 from bot.status import status_text
 
@@ -55,7 +55,8 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
             pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"))
             return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
                                    started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]),
-                                   memory=Memory.open(tmp_path / "m.db"), ready=lambda: {"index": True})
+                                   memory=Memory.open(tmp_path / "m.db"), ready=lambda: {"index": True},
+                                   warm_up={"seconds": 2.5})
         up = await status_text(app_with(llm_server.url))
         down = await status_text(app_with("http://127.0.0.1:9"))
         short_up = await status_text(app_with(llm_server.url), full=False)
@@ -67,7 +68,19 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
         assert str(tmp_path) not in short and "falhou" not in short and "qwen" not in short and "/" not in short
     assert "modelo de linguagem: ollama · qwen2.5:1.5b · respondeu agora" in up
     assert "NÃO respondeu (falha de rede)" in down
+    assert "modelo na memória: não (aquecido em 2,5 s ao iniciar)" in up  # loaded at start, unloaded since
     assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
+
+
+async def test_a_model_that_cannot_be_loaded_is_reported_loudly(llm_server, caplog):
+    async with httpx.AsyncClient() as http:
+        missing = OllamaProvider(http, llm_server.url, "modelo-que-nao-existe")
+        app = SimpleNamespace(pastor=SimpleNamespace(llm=missing), warm_up={},
+                              settings=SimpleNamespace(ollama_keep_alive="24h"))
+        await warm_up(app)
+        assert await missing.loaded() is False
+    assert app.warm_up == {"error": "erro HTTP (HTTP 404)"}
+    assert "modelo-que-nao-existe não pôde ser carregado" in caplog.text
 
 
 async def test_retention_job_purges_old_conversations(tmp_path):

@@ -77,3 +77,33 @@ async def test_the_port_answers_while_the_index_builds_and_readyz_watches_the_in
         _, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode == 0, err.decode()
     assert "Traceback" not in err.decode()
+
+
+async def test_the_local_model_is_loaded_at_start_and_kept_loaded(mini_index, bot_api, llm_server, tmp_path):
+    llm_server.load_seconds = 0.4
+    llm_server.answer({"chunks": ["Ele te guia junto às águas (Salmos 23:2).\n\n", "Descanse nele."], "pace": 0.05})
+    port = free_port()
+    env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
+           "TOPICS_PATH": "", "LLM_PROVIDER": "ollama", "OLLAMA_BASE_URL": llm_server.url,
+           "OLLAMA_KEEP_ALIVE": "-1", "TELEGRAM_BOT_TOKEN": bot_api.TOKEN, "TELEGRAM_API_BASE_URL": bot_api.url,
+           "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(port), "ADMIN_CHAT_IDS": "802", "LOG_LEVEL": "INFO"}
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
+                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    try:
+        bot_api.push(bot_api.message(802, "o que diz Salmo 23:2?"))  # may arrive while the model loads
+        answer, _ = await bot_api.wait_for(2, chat_id=802, timeout=90)
+        bot_api.push(bot_api.message(802, "/status"))
+        status = (await bot_api.wait_for(3, chat_id=802, timeout=30))[2]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, err.decode()
+    load = llm_server.requests[0]
+    assert load["path"] == "/api/generate" and load["json"]["keep_alive"] == -1  # forever, as configured
+    chat = [r for r in llm_server.requests if r["path"] == "/api/chat"]
+    assert chat and chat[0]["json"]["keep_alive"] == -1
+    assert "modelo na memória: sim (aquecido em 0," in status["text"], err.decode()[-3000:]
+    assert "Descanse nele." in answer["text"]
+    assert [text for _, text in bot_api.drafts(802) if text][0].startswith("Ele te guia")
+    assert "carregado na memória" in err.decode()
+

@@ -115,6 +115,14 @@ class StreamingAdapter:
                 log.warning("%s: %s; nova tentativa em %.1f s", self.name, error.kind, wait)
                 await self.sleep(wait)
 
+    async def warm_up(self) -> float | None:
+        """Make the model ready before the first message; seconds taken, None when there is nothing to load."""
+        return None
+
+    async def loaded(self) -> bool | None:
+        """Whether the model is in memory now; None when the provider has no such notion (a cloud API)."""
+        return None
+
     async def probe(self) -> None:
         """Raise LLMError unless the provider answers a cheap request."""
         try:

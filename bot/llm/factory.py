@@ -24,7 +24,7 @@ def create_provider(settings, client: httpx.AsyncClient) -> LLMProvider | None:
     if name == "none":
         return None
     if name == "ollama":
-        return OllamaProvider(client, settings.ollama_base_url, settings.ollama_model)
+        return OllamaProvider(client, settings.ollama_base_url, settings.ollama_model, settings.ollama_keep_alive)
     if name in ("openai", "groq"):
         key = getattr(settings, f"{name}_api_key").get_secret_value()
         if not key:

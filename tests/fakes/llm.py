@@ -23,6 +23,9 @@ class FakeLLMServer(LoopbackPeer):
     def __init__(self):
         self.requests: list[dict] = []
         self.script: list[dict] = [{"chunks": ["Olá."]}]
+        self.load_seconds = 0.0  # how long Ollama takes to load the model into memory
+        self.loaded: set[str] = set()  # models in memory (GET /api/ps)
+        self._loading = None  # like Ollama, a chat waits while its model loads
 
     def answer(self, *behaviours: dict) -> None:
         """Behaviours: {"chunks": [...]} streams text; add "status"/"headers"/"body" for an HTTP error,
@@ -35,6 +38,8 @@ class FakeLLMServer(LoopbackPeer):
 
     def routes(self, app: _web.Application) -> None:
         app.router.add_post("/api/chat", self._ollama)
+        app.router.add_post("/api/generate", self._ollama_load)
+        app.router.add_get("/api/ps", self._ollama_ps)
         app.router.add_post("/v1/chat/completions", self._openai)
         app.router.add_post("/v1/messages", self._anthropic)
         for path in ("/api/tags", "/v1/models"):
@@ -54,8 +59,32 @@ class FakeLLMServer(LoopbackPeer):
         return _web.json_response(behaviour.get("body", default_body), status=behaviour["status"],
                                   headers=behaviour.get("headers", {}))
 
+    async def _ollama_load(self, request):
+        """POST /api/generate without a prompt: Ollama loads the model and answers once."""
+        body = await request.json()
+        self.requests.append({"protocol": "ollama", "path": request.path, "headers": dict(request.headers),
+                              "json": body})
+        if body.get("model") != "qwen2.5:1.5b":
+            return _web.json_response({"error": f"model '{body.get('model')}' not found"}, status=404)
+        if body["model"] not in self.loaded:
+            self._loading = _asyncio.get_running_loop().create_future()
+            await _asyncio.sleep(self.load_seconds)
+            self.loaded.add(body["model"])
+            self._loading.set_result(None)
+        return _web.json_response({"model": body["model"], "created_at": "2026-11-30T00:00:00Z", "response": "",
+                                   "done": True, "done_reason": "load"})
+
+    async def _ollama_ps(self, request):
+        return _web.json_response({"models": [
+            {"name": name, "model": name, "size": 1_900_000_000, "digest": "d" * 64,
+             "details": {"family": "qwen2", "parameter_size": "1.5B", "quantization_level": "Q4_K_M"},
+             "expires_at": "2026-12-01T00:00:00Z", "size_vram": 0} for name in sorted(self.loaded)]})
+
     async def _ollama(self, request):
+        if self._loading is not None:
+            await self._loading
         b = await self._record(request, "ollama")
+        self.loaded.add(self.requests[-1]["json"].get("model", ""))
         if "status" in b:
             return self._error(b, {"error": "model overloaded"})
         response = _web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})

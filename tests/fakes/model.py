@@ -43,3 +43,9 @@ class FakeModel:
 
     async def probe(self) -> None:
         return None
+
+    async def warm_up(self) -> float | None:
+        return None
+
+    async def loaded(self) -> bool | None:
+        return None
