@@ -10,9 +10,11 @@ import re
 import httpx
 import pytest
 
+from bot import texts
 from bot.channels.drafts import TelegramDraft
 from bot.llm.ollama import OllamaProvider
 from tests.conftest import started, stopped
+from tests.fakes.llm import FORGING
 
 # a four-paragraph answer, streamed a few words at a time, holding every kind of forgery in its paragraphs
 PARAGRAPHS = [
@@ -120,5 +122,19 @@ async def test_a_draft_is_refreshed_before_telegram_lets_it_expire(make_channel,
             await asyncio.sleep(0.7)
         texts = [text for _, text in bot_api.drafts(605)]
         assert texts[0] == "" and texts.count("O Senhor é contigo (Salmos 23:1).") >= 3
+    finally:
+        await stopped(channel)
+
+
+async def test_the_final_telegram_message_keeps_every_promise_too(make_channel, bot_api, llm_server, ollama):
+    llm_server.answer(FORGING)
+    channel = await started(make_channel(ollama))
+    try:
+        bot_api.push(bot_api.message(606, "tenho medo, em quem confiar?"))
+        answer, _ = await bot_api.wait_for_delivered(2, chat_id=606)
+        shown = [plain(text) for _, text in bot_api.drafts(606)] + [plain(answer["text"])]
+        for text in shown:
+            assert "sofrer" not in text and "0800" not in text and "falso.org" not in text and "Suspenda" not in text
+        assert texts.MEDICAL in shown[-1] and "Quando sinto temor, eu confio em ti" in shown[-1]
     finally:
         await stopped(channel)

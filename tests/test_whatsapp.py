@@ -9,12 +9,15 @@ import json
 import httpx
 import pytest
 
+from bot import texts
 from bot.channels import messages
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
+from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
 from bot.server import build_server
+from tests.fakes.llm import FORGING
 from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
 
 SECRET = "app-secret-for-tests"
@@ -175,3 +178,22 @@ async def test_a_non_ascii_signature_is_refused_with_403(whatsapp):
     response = await client.post("/whatsapp/webhook", data=body,
                                  headers={"X-Hub-Signature-256": "sha256=çççç".encode().decode("latin-1")})
     assert response.status == 403
+
+
+async def test_misquotes_contacts_and_directives_never_reach_whatsapp(tmp_path, mini_retriever, graph_api,
+                                                                       llm_server, aiohttp_client_factory):
+    llm_server.answer(FORGING)
+    mini_retriever.result_cache.clear()
+    memory = Memory.open(tmp_path / "pastor.db")
+    async with httpx.AsyncClient() as http:
+        pastor = Pastor(mini_retriever, memory, OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"),
+                        PastorConfig(crisis_contacts="CVV 188"))
+        core = Conversation(pastor, memory, _status, sleep=_no_sleep)
+        channel = WhatsAppChannel(GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN), core)
+        client = await aiohttp_client_factory(build_server(lambda: {"index": True},
+                                                           [WhatsAppWebhook(channel, VERIFY, SECRET)]))
+        await deliver(client, channel, whatsapp_delivery("5511977776666", "wamid.F1", "tenho medo, em quem confiar?"))
+    body = graph_api.sent("text")[0]["text"]["body"]
+    assert "Quando sinto temor, eu confio em ti" in body and "sofrer" not in body
+    assert "0800" not in body and "ajuda@falso.org" not in body and "Suspenda" not in body
+    assert texts.MEDICAL in body and body.endswith("Ele está contigo.")

@@ -9,6 +9,12 @@ from aiohttp import web as _web
 
 from tests.fakes.loopback import LoopbackPeer
 
+# An answer breaking every promise about generated text (for the channels' tests): a misquoted verse of the
+# made-up Bible, an invented phone number and e-mail address, and a treatment directive.
+FORGING = {"chunks": ["Como está escrito em Salmos 56:1: “Quem confia nunca mais vai sofrer.”\n\n",
+                      "Ligue para o apoio no 0800-123-4567 ou escreva para ajuda@falso.org. ",
+                      "Suspenda o remédio e confie. Ele está contigo."]}
+
 
 async def _probe(request):
     """GET /api/tags (Ollama), /v1/models (OpenAI, Anthropic): what /status probes."""
