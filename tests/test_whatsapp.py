@@ -197,3 +197,21 @@ async def test_misquotes_contacts_and_directives_never_reach_whatsapp(tmp_path, 
     assert "Quando sinto temor, eu confio em ti" in body and "sofrer" not in body
     assert "0800" not in body and "ajuda@falso.org" not in body and "Suspenda" not in body
     assert texts.MEDICAL in body and body.endswith("Ele está contigo.")
+
+
+async def test_the_typing_indicator_stays_on_until_a_slow_answer_is_sent(tmp_path, mini_retriever, graph_api,
+                                                                         llm_server, aiohttp_client_factory):
+    llm_server.answer({"chunks": ["Confie nele (Salmos 56:1)."], "delay": 1.0})
+    mini_retriever.result_cache.clear()
+    memory = Memory.open(tmp_path / "pastor.db")
+    async with httpx.AsyncClient() as http:
+        pastor = Pastor(mini_retriever, memory, OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"), PastorConfig())
+        core = Conversation(pastor, memory, _status, sleep=_no_sleep)
+        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
+        channel = WhatsAppChannel(graph, core, typing_every=0.25)  # WhatsApp's indicator lasts ~25 s
+        client = await aiohttp_client_factory(build_server(lambda: {"index": True},
+                                                           [WhatsAppWebhook(channel, VERIFY, SECRET)]))
+        await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.T1", "tenho medo, em quem confiar?"))
+    kinds = ["typing" if p.get("typing_indicator") else p.get("type") for p in graph_api.posts]
+    assert kinds.count("typing") >= 4  # renewed while the model was still writing
+    assert kinds.index("text") > max(i for i, k in enumerate(kinds) if k == "typing")  # and never after the answer

@@ -68,8 +68,8 @@ class WhatsAppChannel:
 
     name = "whatsapp"
 
-    def __init__(self, graph: GraphClient, conversation: Conversation):
-        self.graph, self.conversation = graph, conversation
+    def __init__(self, graph: GraphClient, conversation: Conversation, typing_every: float = TYPING_EVERY):
+        self.graph, self.conversation, self.typing_every = graph, conversation, typing_every
         conversation.register(self)
 
     # -- out ---------------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ class WhatsAppChannel:
             except DeliveryError as error:
                 log.info("indicador de digitação não enviado: %s", error)
 
-        return repeating(typing_once, TYPING_EVERY)
+        return repeating(typing_once, self.typing_every)
 
 
 def _text(body: str) -> dict:
