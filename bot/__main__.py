@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bot.llm.factory import LLMConfigError
+from bot.transcription import TranscriberConfigError
 from corpus.loaders.errors import CorpusError
 from retrieval.embedders import EmbedderError
 from retrieval.startup import IndexNotReady
@@ -39,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         from bot.console import main_console
 
         return main_console(args)
-    except (IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError, LLMConfigError) as error:
+    except (IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError, LLMConfigError,
+            TranscriberConfigError) as error:
         print(f"erro: {error}", file=sys.stderr)
         return 2
 

@@ -15,6 +15,8 @@ from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.pastor import Pastor, PastorConfig
 from bot.settings import Settings
+from bot.transcription import create_transcriber
+from bot.voice import VoiceNotes
 from corpus.editions import edition_for
 from retrieval.builder import build_index
 from retrieval.config import IndexConfig
@@ -50,6 +52,7 @@ class App:
     errors: RecentErrors = field(default_factory=RecentErrors)
     started_at: float = field(default_factory=time.time)
     warm_up: dict = field(default_factory=dict)  # {"seconds": 3.2} or {"error": "..."} once the model is loaded
+    voice: VoiceNotes | None = None  # None without TRANSCRIPTION_PROVIDER: voice notes get "only text"
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -89,16 +92,18 @@ def open_index(settings: Settings, build: bool = True, on_build=lambda: None) ->
 def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None = None,
               retriever: Retriever | None = None, on_build=lambda: None) -> App:
     settings = settings or Settings()
+    http = http or http_client(settings.llm_timeout)
+    llm = create_provider(settings, http)  # a missing key is reported before the index is opened
+    transcriber = create_transcriber(settings, http)
     retriever = retriever or open_index(settings, on_build=on_build)
     memory = Memory.open(settings.data_dir / "pastor.db")
-    http = http or http_client(settings.llm_timeout)
-    llm = create_provider(settings, http)
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
                           provider_name=settings.llm_provider)
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
     app = App(settings, IndexConfig.from_settings(settings), retriever, memory,
-              Pastor(retriever, memory, llm, config, metrics), http, metrics)
+              Pastor(retriever, memory, llm, config, metrics), http, metrics,
+              voice=VoiceNotes(transcriber, settings.voice_max_seconds, metrics) if transcriber else None)
     logging.getLogger("pastor").addHandler(app.errors)
     return app

@@ -25,6 +25,8 @@ from bot.metrics import Metrics
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
 from bot.reply import Source
+from bot.transcription import Audio
+from bot.voice import VoiceNotes
 
 log = logging.getLogger("pastor.conversation")
 
@@ -55,6 +57,9 @@ class Channel(Protocol):
     async def deliver(self, chat_id: str, part: dict) -> None:
         """Make one wire call; raise `DeliveryError` (with ``retry_after`` or ``permanent``) when it fails."""
 
+    async def fetch_audio(self, inbound: Inbound) -> Audio:
+        """The voice note of a "voice" inbound, in memory; raise `AudioUnavailable` when it cannot be had."""
+
     def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
         """Show that an answer is being prepared, for as long as the context lasts. The context yields
         None, or an async ``show(text)`` through which validated text of the answer may be shown while
@@ -71,13 +76,14 @@ class Conversation:
                  admins: frozenset[str] = frozenset(), rate_limit: ChatRateLimit | None = None,
                  policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
-                 concurrency: int = 64):
+                 concurrency: int = 64, voice: VoiceNotes | None = None):
         self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
         self.status_text, self.attribution, self.admins = status_text, attribution, admins
         self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
         self.policy = policy or DeliveryPolicy()
         self.metrics = metrics or pastor.metrics
         self.sleep, self.clock = sleep, clock
+        self.voice = voice  # None: voice notes get the "only text for now" reply
         self.channels: dict[str, Channel] = {}
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
@@ -190,16 +196,31 @@ class Conversation:
             return await self._command(inbound)
         if inbound.kind == "button":
             return self._button(chat_id, inbound.text)
+        if inbound.kind == "voice" and self.voice is not None:
+            return await self._voice_note(channel, inbound)
         if inbound.kind != "text":
             return [Outgoing("notice", messages.ONLY_TEXT)]
+        return await self._reply(channel, inbound, inbound.text)
+
+    async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
+        chat_id = inbound.chat_id
         wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
         if wait > 0:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
-            reply = await self.pastor.reply(chat_id, inbound.text, channel=inbound.channel, show=show)
+            reply = await self.pastor.reply(chat_id, text, channel=inbound.channel, show=show)
         out = [Outgoing("answer", reply.text)]
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
+
+    async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        """What was understood first, then the answer as for text; or a kind reply (nothing dropped)."""
+        async with channel.typing(inbound):
+            heard = await self.voice.hear(lambda: channel.fetch_audio(inbound), inbound.meta.get("seconds"))
+        if heard.notice:
+            return [Outgoing("notice", heard.notice)]
+        return [Outgoing("notice", messages.VOICE_HEARD.format(text=heard.text))] + \
+            await self._reply(channel, inbound, heard.text)
 
     async def _command(self, inbound: Inbound) -> list[Outgoing]:
         chat_id, command = inbound.chat_id, inbound.text

@@ -100,5 +100,5 @@ def configure(level: str = "INFO", json_format: bool = False, secrets: list[str]
 def settings_secrets(settings) -> list[str]:
     """Every secret value the settings hold."""
     names = ["openai_api_key", "groq_api_key", "anthropic_api_key", "telegram_bot_token", "telegram_webhook_secret",
-             "whatsapp_access_token", "whatsapp_app_secret", "whatsapp_verify_token"]
+             "whatsapp_access_token", "whatsapp_app_secret", "whatsapp_verify_token", "transcription_api_key"]
     return [getattr(settings, n).get_secret_value() for n in names if getattr(settings, n).get_secret_value()]

@@ -31,6 +31,12 @@ class Metrics:
         self.deliveries = Counter("pastor_deliveries", "Mensagens entregues, recusadas ou adiadas, por canal",
                                   ["channel", "result"], registry=r)
         self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level"], registry=r)
+        self.transcriptions = Counter("pastor_transcriptions", "Áudios recebidos, por provedor e resultado "
+                                      "(ok, empty, too_long, error, download_error)", ["provider", "result"],
+                                      registry=r)
+        self.transcription_seconds = Histogram("pastor_transcription_seconds", "Duração das transcrições",
+                                               ["provider"], registry=r,
+                                               buckets=(0.5, 1, 2, 4, 8, 15, 30, 60, 120))
 
     def watch_caches(self, caches: dict) -> None:
         """Expose hit/miss counters of TTL caches ({"resultados": cache, ...}) at scrape time."""

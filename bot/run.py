@@ -14,8 +14,10 @@ from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
 from bot.llm.base import LLMError
+from bot.llm.factory import LLMConfigError
 from bot.server import build_server
 from bot.status import status_text
+from bot.transcription import TranscriberConfigError
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
 from retrieval.topics import ATTRIBUTION
@@ -33,12 +35,14 @@ def conversation(app: App) -> Conversation:
         return await status_text(app, full)
 
     app.metrics.watch_outbox(app.memory.inbox)
-    return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics)
+    return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
+                        voice=app.voice)
 
 
 def telegram_channel(app: App, core: Conversation) -> TelegramChannel:
     settings = app.settings
-    return TelegramChannel(settings.telegram_bot_token.get_secret_value(), core, settings.telegram_api_base_url)
+    return TelegramChannel(settings.telegram_bot_token.get_secret_value(), core, settings.telegram_api_base_url,
+                           file_base_url=settings.telegram_file_base_url)
 
 
 def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, WhatsAppWebhook]:
@@ -166,6 +170,9 @@ async def prepare(settings) -> App | None:
     runner = await warming_server(settings, state)
     try:
         return await asyncio.to_thread(build_app, settings, on_build=on_build)
+    except (LLMConfigError, TranscriberConfigError) as error:
+        print(f"erro: {error}", file=sys.stderr, flush=True)
+        return None
     except Exception as error:  # the true reason, once, and what to do; never a traceback loop
         log.error("o índice não pôde ser aberto nem construído: %s: %s", type(error).__name__, error)
         index_dir = IndexConfig.from_settings(settings).index_dir

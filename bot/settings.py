@@ -27,10 +27,17 @@ class Settings(RetrievalSettings):
     anthropic_model: str = "claude-3-5-haiku-latest"
     llm_timeout: float = Field(default=60.0, gt=0)
 
+    transcription_provider: Literal["none", "openai", "groq"] = "none"
+    transcription_base_url: str = ""  # any OpenAI-compatible /audio/transcriptions (a self-hosted speaches)
+    transcription_api_key: SecretStr = SecretStr("")  # defaults to the provider's LLM key
+    transcription_model: str = ""  # default per provider
+    voice_max_seconds: int = Field(default=180, ge=1)
+
     telegram_bot_token: SecretStr = SecretStr("")
     telegram_api_base_url: str = "https://api.telegram.org"
     telegram_webhook_url: str = ""
     telegram_webhook_secret: SecretStr = SecretStr("")
+    telegram_file_base_url: str = ""  # file downloads; default: TELEGRAM_API_BASE_URL + "/file/bot"
 
     whatsapp_access_token: SecretStr = SecretStr("")
     whatsapp_app_secret: SecretStr = SecretStr("")

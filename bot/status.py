@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from bot.llm.base import LLMError
+from bot.transcription import TranscriptionError
 from retrieval.status import index_status
 
 
@@ -37,6 +38,7 @@ async def status_text(app, full: bool = True) -> str:
         memory = await _model_memory(app, llm)
         if memory:
             lines.append(memory)
+    lines.append(await _voice_line(app))
     pending, oldest = app.memory.inbox.backlog()
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
     lines.append(f"mensagens aguardando entrega: {pending}{waiting}")
@@ -44,6 +46,19 @@ async def status_text(app, full: bool = True) -> str:
     errors = app.errors.recent()
     lines.append(f"erros recentes: {len(errors)}" + (f" (último: {errors[-1]})" if errors else ""))
     return "\n".join(lines)
+
+
+async def _voice_line(app) -> str:
+    voice = getattr(app, "voice", None)
+    if voice is None:
+        return "áudios: não transcritos (TRANSCRIPTION_PROVIDER=none: a pessoa é convidada a escrever)"
+    transcriber = voice.transcriber
+    try:
+        await transcriber.probe()
+        answers = "respondeu agora"
+    except TranscriptionError as error:
+        answers = f"NÃO respondeu ({error.kind}{f', HTTP {error.status}' if error.status else ''})"
+    return (f"áudios: {transcriber.name} · {transcriber.model} · {answers} · até {voice.max_seconds} s")
 
 
 async def _model_memory(app, llm) -> str:

@@ -39,3 +39,11 @@ def welcome(attribution: str) -> str:
         "continuidade ao diálogo, por tempo limitado; /apagar apaga tudo na hora.\n\n"
         f"Texto bíblico: {attribution}."
     )
+VOICE_HEARD = "🎙️ “{text}”"
+VOICE_TOO_LONG = ("Seu áudio passa do tamanho que consigo ouvir (até {limit} segundos{length}). Pode mandar "
+                  "um áudio mais curto, dividir em partes ou me escrever?")
+VOICE_EMPTY = ("Não consegui entender o que foi dito no áudio. Pode tentar de novo, num lugar mais silencioso, "
+               "ou me escrever?")
+VOICE_FAILED = ("Recebi seu áudio, mas o serviço que transcreve a voz não respondeu agora. Pode tentar de novo em "
+                "alguns minutos ou me escrever?")
+VOICE_UNAVAILABLE = ("Recebi seu áudio, mas não consegui baixá-lo. Pode enviar de novo ou me escrever?")

@@ -26,6 +26,8 @@ from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
+from bot.transcription import Audio
+from bot.voice import AudioUnavailable
 
 log = logging.getLogger("pastor.telegram")
 
@@ -65,10 +67,11 @@ class TelegramChannel:
     name = "telegram"
 
     def __init__(self, token: str, conversation: Conversation, api_base_url: str = "https://api.telegram.org",
-                 rate_limiter=None):
+                 rate_limiter=None, file_base_url: str = ""):
         self.conversation = conversation
         base = api_base_url.rstrip("/")
-        bot = InboxBot(token, base_url=f"{base}/bot", base_file_url=f"{base}/file/bot", on_updates=self._polled,
+        files = file_base_url.rstrip("/") or f"{base}/file/bot"  # voice notes are downloaded from here
+        bot = InboxBot(token, base_url=f"{base}/bot", base_file_url=files, on_updates=self._polled,
                        request=HTTPXRequest(connection_pool_size=CONNECTIONS), get_updates_request=HTTPXRequest(),
                        rate_limiter=rate_limiter or AIORateLimiter(max_retries=0))  # retries are the core's
         self.app: Application = Application.builder().bot(bot).concurrent_updates(8).build()
@@ -132,6 +135,9 @@ class TelegramChannel:
         if group and not self._addressed(message):
             return None
         meta = {"private": chat.type == ChatType.PRIVATE}
+        media = message.voice or message.audio or message.video_note
+        if media is not None and message.text is None:
+            return Inbound(self.name, chat_id, update_id, "voice", "", {**meta, **_voice_meta(message, media)})
         if message.text is None:
             return Inbound(self.name, chat_id, update_id, "other", "", meta)
         text = message.text
@@ -196,6 +202,15 @@ class TelegramChannel:
         except TelegramError as error:
             raise DeliveryError(f"Bot API falhou em {method}: {type(error).__name__}: {error}") from None
 
+    async def fetch_audio(self, inbound: Inbound) -> Audio:
+        """getFile, then the download from the file server; in memory only."""
+        try:
+            file = await self.bot.get_file(inbound.meta["file_id"])
+            data = bytes(await file.download_as_bytearray())
+        except TelegramError as error:
+            raise AudioUnavailable(f"Bot API: {type(error).__name__}: {error}") from None
+        return Audio(data, inbound.meta["filename"], inbound.meta["mime"], inbound.meta.get("seconds"))
+
     def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
         """A draft of the answer in private chats (it yields a way to show validated text); "digitando…"
         in groups and wherever drafts are refused."""
@@ -216,6 +231,18 @@ class TelegramChannel:
             self.drafts = False
             log.warning("a Bot API recusou rascunhos (sendMessageDraft: %s): as respostas aparecem inteiras, "
                         "com \"digitando…\" enquanto se formam", type(error).__name__)
+
+
+def _voice_meta(message, media) -> dict:
+    """What is needed to fetch and judge a voice note, audio file or video note later (JSON-serialisable)."""
+    seconds = media.to_dict().get("duration")  # the wire value, in seconds (the attribute is changing type)
+    if message.voice is not None:
+        filename, mime = "voz.ogg", media.mime_type or "audio/ogg"
+    elif message.audio is not None:
+        filename, mime = media.file_name or "audio.mp3", media.mime_type or "audio/mpeg"
+    else:
+        filename, mime = "video.mp4", "video/mp4"
+    return {"file_id": media.file_id, "seconds": seconds, "filename": filename, "mime": mime}
 
 
 class TelegramWebhook:

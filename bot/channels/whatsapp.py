@@ -17,6 +17,8 @@ from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
+from bot.transcription import Audio
+from bot.voice import AudioUnavailable
 
 log = logging.getLogger("pastor.whatsapp")
 
@@ -39,9 +41,23 @@ class GraphClient:
     """One Graph API call per ``post``; failures become `DeliveryError` (the core's policy retries)."""
 
     def __init__(self, client: httpx.AsyncClient, base_url: str, phone_number_id: str, access_token: str):
-        self.client = client
-        self.url = f"{base_url.rstrip('/')}/{phone_number_id}/messages"
+        self.client, self.base_url = client, base_url.rstrip("/")
+        self.url = f"{self.base_url}/{phone_number_id}/messages"
         self._headers = {"Authorization": f"Bearer {access_token}"}
+
+    async def media(self, media_id: str) -> tuple[bytes, str]:
+        """GET /<media-id> for the media URL, then download it with the access token: (bytes, mime type)."""
+        try:
+            lookup = await self.client.get(f"{self.base_url}/{media_id}", headers=self._headers, timeout=15.0)
+            if lookup.status_code >= 400:
+                raise AudioUnavailable(f"Graph API HTTP {lookup.status_code} ao buscar a mídia")
+            info = lookup.json()
+            download = await self.client.get(info["url"], headers=self._headers, timeout=60.0)
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+            raise AudioUnavailable(f"Graph API: {type(error).__name__}") from None
+        if download.status_code >= 400:
+            raise AudioUnavailable(f"download da mídia: HTTP {download.status_code}")
+        return download.content, str(info.get("mime_type") or download.headers.get("content-type", "audio/ogg"))
 
     async def post(self, payload: dict) -> dict:
         body = {"messaging_product": "whatsapp", **payload}
@@ -96,6 +112,13 @@ class WhatsAppChannel:
                 log.warning("fora da janela de 24 h do WhatsApp: %s", error)
             raise
 
+    async def fetch_audio(self, inbound: Inbound) -> Audio:
+        data, mime = await self.graph.media(inbound.meta["media_id"])
+        mime = mime.split(";")[0].strip() or "audio/ogg"
+        extension = {"audio/ogg": "ogg", "audio/mpeg": "mp3", "audio/mp4": "m4a", "audio/aac": "aac",
+                     "audio/amr": "amr"}.get(mime, "ogg")
+        return Audio(data, f"audio.{extension}", mime)
+
     def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
         wamid = inbound.meta.get("wamid") or inbound.message_id
 
@@ -142,6 +165,10 @@ def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
     if kind == "interactive":
         reply = _dict(_dict(message.get("interactive", {}), "interactive").get("button_reply", {}), "button_reply")
         return Inbound("whatsapp", sender, wamid, "button", str(reply.get("id", "")), meta)
+    if kind == "audio":
+        media_id = _dict(message.get("audio", {}), "audio").get("id")
+        if isinstance(media_id, str) and media_id:
+            return Inbound("whatsapp", sender, wamid, "voice", "", {**meta, "media_id": media_id})
     if kind != "text":
         return Inbound("whatsapp", sender, wamid, "other", "", meta)
     text = _dict(message.get("text", {}), "text").get("body")

@@ -131,7 +131,7 @@ class StreamingAdapter:
         except httpx.HTTPError as error:
             raise timeout_error(self.name, error) from None
         if response.status_code >= 400:
-            raise LLMError(self.name, "erro HTTP", _error_message(response.text), response.status_code)
+            raise LLMError(self.name, "erro HTTP", error_message(response.text), response.status_code)
 
     def _retry_wait(self, error: LLMError, attempt: int) -> float | None:
         if attempt >= MAX_ATTEMPTS or error.status not in RETRYABLE:
@@ -149,7 +149,7 @@ class StreamingAdapter:
         if response.status_code < 400:
             return
         body = (await response.aread()).decode("utf-8", "replace")
-        raise LLMError(self.name, "erro HTTP", _error_message(body), response.status_code,
+        raise LLMError(self.name, "erro HTTP", error_message(body), response.status_code,
                        _retry_after(response.headers.get("retry-after")))
 
 
@@ -162,7 +162,7 @@ def _retry_after(value: str | None) -> float | None:
         return None  # an HTTP date: fall back to our own backoff
 
 
-def _error_message(body: str) -> str:
+def error_message(body: str) -> str:
     import json
 
     try:

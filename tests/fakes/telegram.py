@@ -23,6 +23,7 @@ class FakeBotAPI(LoopbackPeer):
         self.call_times: list[float] = []  # monotonic time of each call, for latency measurements
         self.failures: dict[str, list[dict]] = {}
         self.storm_until = 0.0  # loop time until which every sendMessage gets a 429
+        self.files: dict[str, bytes] = {}  # file_id -> content, for getFile and the file server
         self.refuse_drafts = False  # an older Bot API server: sendMessageDraft is an unknown method (404)
         self._updates: list[dict] = []
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
@@ -31,6 +32,7 @@ class FakeBotAPI(LoopbackPeer):
 
     def routes(self, app: _web.Application) -> None:
         app.router.add_post("/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._file)
 
     # -- what the bot sent --------------------------------------------------------------------
     def sent(self, method: str = "sendMessage", chat_id=None) -> list[dict]:
@@ -123,6 +125,14 @@ class FakeBotAPI(LoopbackPeer):
             return _web.json_response({"ok": False, **failure}, status=failure["error_code"])
         if method == "getUpdates":
             return _web.json_response({"ok": True, "result": await self._get_updates(params)})
+        if method == "getFile":
+            file_id = params.get("file_id")
+            if file_id not in self.files:
+                return _web.json_response({"ok": False, "error_code": 400,
+                                           "description": "Bad Request: invalid file_id"}, status=400)
+            return _web.json_response({"ok": True, "result": {
+                "file_id": file_id, "file_unique_id": f"u{file_id}", "file_size": len(self.files[file_id]),
+                "file_path": f"voice/{file_id}.oga"}})
         if method == "getMe":
             return _web.json_response({"ok": True, "result": self.BOT})
         if method in ("sendMessage", "editMessageText"):
@@ -132,6 +142,29 @@ class FakeBotAPI(LoopbackPeer):
                       "text": params.get("text", "")}
             return _web.json_response({"ok": True, "result": result})
         return _web.json_response({"ok": True, "result": True})
+
+    async def _file(self, request):
+        """The file server: GET /file/bot<token>/<file_path>, as getFile's file_path says."""
+        if request.match_info["token"] != self.TOKEN:
+            return _web.Response(status=404, text="Not Found")
+        self.calls.append(("download", {"path": request.match_info["path"]}))
+        self.call_times.append(_asyncio.get_running_loop().time())
+        file_id = request.match_info["path"].removeprefix("voice/").removesuffix(".oga")
+        if file_id not in self.files:
+            return _web.Response(status=404, text="Not Found")
+        return _web.Response(body=self.files[file_id], content_type="audio/ogg")
+
+    def voice(self, chat_id: int, file_id: str, audio: bytes, seconds: int, kind: str = "voice") -> dict:
+        """An update with a voice note (or "audio", "video_note") whose content the file server holds."""
+        self.files[file_id] = audio
+        media = {"file_id": file_id, "file_unique_id": f"u{file_id}", "duration": seconds, "file_size": len(audio)}
+        if kind == "voice":
+            media["mime_type"] = "audio/ogg"
+        elif kind == "audio":
+            media.update(mime_type="audio/mpeg", file_name="pregacao.mp3")
+        else:
+            media["length"] = 240
+        return self.message(chat_id, **{kind: media})
 
     async def _get_updates(self, params) -> list[dict]:
         offset = int(params.get("offset") or 0)

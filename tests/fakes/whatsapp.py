@@ -16,14 +16,42 @@ class FakeGraphAPI(LoopbackPeer):
     def __init__(self):
         self.posts: list[dict] = []
         self.failures: list[tuple[int, dict, dict]] = []  # (status, body, headers) served before successes
+        self.media: dict[str, tuple[bytes, str]] = {}  # media id -> (content, mime type)
+        self.downloads: list[str] = []  # media ids downloaded
 
     def routes(self, app: _web.Application) -> None:
         app.router.add_post("/{phone_id}/messages", self._messages)
+        app.router.add_get("/{media_id}", self._media_url)
+        app.router.add_get("/media/{media_id}/download", self._download)
 
     def sent(self, kind: str | None = None) -> list[dict]:
         """Messages delivered (not read receipts), optionally of one type ("text", "interactive")."""
         return [p for p in self.posts if p.get("to") and (kind is None or p.get("type") == kind)
                 and p.get("_ok")]
+
+    def _authorized(self, request) -> bool:
+        return request.headers.get("Authorization") == f"Bearer {self.TOKEN}"
+
+    async def _media_url(self, request):
+        """GET /<media-id>: the short-lived URL of the media, as the Cloud API answers it."""
+        media_id = request.match_info["media_id"]
+        if not self._authorized(request):
+            return _web.json_response({"error": {"message": "Invalid OAuth access token.", "code": 190}}, status=401)
+        if media_id not in self.media:
+            return _web.json_response({"error": {"message": "Unsupported get request.", "code": 100}}, status=400)
+        data, mime = self.media[media_id]
+        return _web.json_response({"messaging_product": "whatsapp", "id": media_id, "mime_type": mime,
+                                   "sha256": "0" * 64, "file_size": len(data),
+                                   "url": f"{self.url}/media/{media_id}/download"})
+
+    async def _download(self, request):
+        """The media itself: only with the access token, like lookaside.fbsbx.com."""
+        if not self._authorized(request):
+            return _web.Response(status=401, text="Unauthorized")
+        media_id = request.match_info["media_id"]
+        self.downloads.append(media_id)
+        data, mime = self.media[media_id]
+        return _web.Response(body=data, content_type=mime.split(";")[0])
 
     async def _messages(self, request):
         assert request.match_info["phone_id"] == self.PHONE_ID
@@ -51,3 +79,10 @@ def whatsapp_delivery(sender: str, message_id: str, text: str | None = None, **m
         "metadata": {"display_phone_number": "5511999990000", "phone_number_id": FakeGraphAPI.PHONE_ID},
         "contacts": [{"profile": {"name": "Ana"}, "wa_id": sender}],
         "messages": [{"from": sender, "id": message_id, "timestamp": "1796000000", **content}]}}]}]}
+
+
+def whatsapp_audio(sender: str, message_id: str, media_id: str, voice: bool = True) -> dict:
+    """A webhook body with an audio message (a voice note when ``voice``)."""
+    return whatsapp_delivery(sender, message_id, type="audio",
+                             audio={"mime_type": "audio/ogg; codecs=opus", "sha256": "0" * 64, "id": media_id,
+                                    "voice": voice})
