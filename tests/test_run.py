@@ -107,3 +107,52 @@ async def test_the_local_model_is_loaded_at_start_and_kept_loaded(mini_index, bo
     assert [text for _, text in bot_api.drafts(802) if text][0].startswith("Ele te guia")
     assert "carregado na memória" in err.decode()
 
+
+
+async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, graph_api, tmp_path):
+    from tests.fakes.audio import ogg_opus
+    from tests.fakes.transcription import FakeTranscriptionServer
+    from tests.fakes.whatsapp import whatsapp_audio
+    from tests.test_whatsapp import SECRET, VERIFY, signed
+
+    port = free_port()
+    async with FakeTranscriptionServer() as stt:
+        stt.answer({"text": "Estou com medo, em quem confiar?"})
+        graph_api.media["m-run"] = (ogg_opus(5), "audio/ogg; codecs=opus")
+        env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
+               "TOPICS_PATH": "", "LLM_PROVIDER": "none", "TELEGRAM_BOT_TOKEN": bot_api.TOKEN,
+               "TELEGRAM_API_BASE_URL": bot_api.url, "WHATSAPP_ACCESS_TOKEN": graph_api.TOKEN,
+               "WHATSAPP_APP_SECRET": SECRET, "WHATSAPP_VERIFY_TOKEN": VERIFY,
+               "WHATSAPP_PHONE_NUMBER_ID": graph_api.PHONE_ID, "WHATSAPP_API_BASE_URL": graph_api.url,
+               "TRANSCRIPTION_PROVIDER": "openai", "TRANSCRIPTION_BASE_URL": f"{stt.url}/v1",
+               "TRANSCRIPTION_API_KEY": stt.KEY, "VOICE_MAX_SECONDS": "60",
+               "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(port), "LOG_LEVEL": "DEBUG"}
+        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
+                                                       stderr=asyncio.subprocess.PIPE,
+                                                       stdout=asyncio.subprocess.PIPE)
+        try:
+            bot_api.push(bot_api.voice(803, "v-run", ogg_opus(5), seconds=5))
+            heard, answer, sources = await bot_api.wait_for(3, chat_id=803, timeout=90)
+            bot_api.push(bot_api.voice(803, "v-long", ogg_opus(90), seconds=90))
+            too_long = (await bot_api.wait_for(4, chat_id=803, timeout=30))[3]
+            body, headers = signed(whatsapp_audio("5511944443333", "wamid.RUN1", "m-run"))
+            async with httpx.AsyncClient() as client:
+                response = await client.post(f"http://127.0.0.1:{port}/whatsapp/webhook", content=body,
+                                             headers=headers)
+            assert response.status_code == 200
+            for _ in range(300):
+                if len(graph_api.sent("text")) >= 2:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    log = err.decode()
+    assert process.returncode == 0, log
+    assert heard["text"] == "🎙️ “Estou com medo, em quem confiar?”"
+    assert "Salmos 56" in answer["text"] and "blockquote" in sources["text"]
+    assert "60 segundos" in too_long["text"] and len(stt.requests) == 2  # the long note never reached it
+    wa_heard, wa_answer = [m["text"]["body"] for m in graph_api.sent("text")[:2]]
+    assert wa_heard == heard["text"] and "Salmos 56" in wa_answer
+    for secret in (stt.KEY, bot_api.TOKEN, graph_api.TOKEN, SECRET):
+        assert secret not in log

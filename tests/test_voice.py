@@ -200,3 +200,27 @@ async def test_other_whatsapp_media_still_get_the_only_text_reply(whatsapp_voice
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.V3", type="sticker",
                                                      sticker={"id": "s-1", "mime_type": "image/webp"}))
     assert graph_api.sent("text")[0]["text"]["body"] == messages.ONLY_TEXT and stt.requests == []
+
+
+# -- configuration --------------------------------------------------------------------------------------------
+def test_the_transcriber_follows_the_settings_and_never_guesses(monkeypatch):
+    from bot.settings import Settings
+    from bot.transcription import TranscriberConfigError, create_transcriber
+
+    for name in ("OPENAI_API_KEY", "GROQ_API_KEY", "TRANSCRIPTION_API_KEY", "TRANSCRIPTION_BASE_URL",
+                 "TRANSCRIPTION_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    client = httpx.AsyncClient()
+
+    def make(**env):
+        return create_transcriber(Settings(_env_file=None, **env), client)
+
+    assert make(transcription_provider="none") is None
+    with pytest.raises(TranscriberConfigError, match="TRANSCRIPTION_API_KEY"):
+        make(transcription_provider="groq")
+    groq = make(transcription_provider="groq", groq_api_key="gsk-llm-key")  # the LLM key serves by default
+    assert (groq.base_url, groq.model) == ("https://api.groq.com/openai/v1", "whisper-large-v3-turbo")
+    assert groq._headers == {"Authorization": "Bearer gsk-llm-key"}
+    own = make(transcription_provider="openai", transcription_base_url="http://speaches:8000/v1",
+               transcription_model="Systran/faster-whisper-small")  # a church server without a key
+    assert (own.base_url, own.model, own._headers) == ("http://speaches:8000/v1", "Systran/faster-whisper-small", {})
