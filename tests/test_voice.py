@@ -224,3 +224,14 @@ def test_the_transcriber_follows_the_settings_and_never_guesses(monkeypatch):
     own = make(transcription_provider="openai", transcription_base_url="http://speaches:8000/v1",
                transcription_model="Systran/faster-whisper-small")  # a church server without a key
     assert (own.base_url, own.model, own._headers) == ("http://speaches:8000/v1", "Systran/faster-whisper-small", {})
+
+
+async def test_status_says_who_transcribes_and_whether_it_answers(stt, voice):
+    from types import SimpleNamespace
+
+    from bot.status import _voice_line
+
+    assert await _voice_line(SimpleNamespace(voice=voice)) == "áudios: openai · whisper-1 · respondeu agora · até 180 s"
+    voice.transcriber._headers = {"Authorization": "Bearer chave-errada"}
+    assert "NÃO respondeu (erro HTTP, HTTP 401)" in await _voice_line(SimpleNamespace(voice=voice))
+    assert "TRANSCRIPTION_PROVIDER=none" in await _voice_line(SimpleNamespace(voice=None))
