@@ -82,8 +82,8 @@ async def run(flood_limiter) -> None:
         overheads.append((time.perf_counter() - started - llm) * 1000)
         return result
 
-    async def timed_reply(self, chat_id, text, channel="console", **options):
-        reply = await original_reply(self, chat_id, text, channel=channel, **options)
+    async def timed_reply(self, chat_id, text, **options):
+        reply = await original_reply(self, chat_id, text, **options)
         llm_seconds[chat_id] = reply.timings.get("llm", 0.0)
         return reply
 

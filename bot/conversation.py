@@ -44,6 +44,7 @@ class Outgoing:
     kind: str
     text: str = ""
     sources: tuple[Source, ...] = ()
+    status: str = ""  # for an "answer": the pastor's status, counted in the metrics once it is delivered
 
 
 class Channel(Protocol):
@@ -155,18 +156,20 @@ class Conversation:
 
     async def _process(self, channel: Channel, entry: Entry) -> bool:
         if entry.state == RECEIVED:
-            parts = await self._answer(channel, entry.inbound)
-            self.inbox.answered(entry.seq, parts)
-            entry = replace(entry, state=ANSWERED, parts=parts)
+            parts, outcome = await self._answer(channel, entry.inbound)
+            self.inbox.answered(entry.seq, parts, outcome)
+            entry = replace(entry, state=ANSWERED, parts=parts, outcome=outcome)
         return await self._deliver(channel, entry)
 
-    async def _answer(self, channel: Channel, inbound: Inbound) -> list[dict]:
+    async def _answer(self, channel: Channel, inbound: Inbound) -> tuple[list[dict], str]:
+        """The wire calls of the answer, and the pastor's status when it is one of his answers."""
         try:
             outgoing = await self._respond(channel, inbound)
         except Exception as error:  # the bot goes on; the person gets an apology
             log.error("erro ao preparar a resposta: %s: %s", type(error).__name__, error)
             outgoing = [Outgoing("notice", messages.SORRY)]
-        return channel.render(inbound, outgoing)
+        outcome = next((item.status for item in outgoing if item.kind == "answer"), "")
+        return channel.render(inbound, outgoing), outcome
 
     async def _deliver(self, channel: Channel, entry: Entry) -> bool:
         """Send the parts not sent yet; False when delivery is postponed (the chat waits, in order)."""
@@ -187,6 +190,8 @@ class Conversation:
             self.inbox.sent(entry.seq, index + 1)
         self.inbox.delivered(entry.seq)
         self.metrics.deliveries.labels(channel.name, "delivered").inc()
+        if entry.outcome:  # an answer counts once the person has it, never when only prepared
+            self.metrics.messages.labels(channel.name, entry.outcome).inc()
         return True
 
     # -- what to answer --------------------------------------------------------------------------
@@ -209,8 +214,8 @@ class Conversation:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
-            reply = await self.pastor.reply(chat_id, text, channel=inbound.channel, show=show)
-        out = [Outgoing("answer", reply.text)]
+            reply = await self.pastor.reply(chat_id, text, show=show)
+        out = [Outgoing("answer", reply.text, status=reply.status)]
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
 
     async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:

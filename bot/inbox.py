@@ -43,6 +43,7 @@ class Entry:
     attempts: int
     received_at: float
     next_attempt_at: float = 0.0
+    outcome: str = ""  # the pastor's status for this answer ("answered", "crisis"…), counted once delivered
 
 
 class Inbox:
@@ -79,8 +80,8 @@ class Inbox:
                 "group by channel, chat_id order by 3", [*PENDING, due]).fetchall()
         return [(channel, chat_id) for channel, chat_id, _ in rows]
 
-    def answered(self, seq: int, parts: list[dict]) -> None:
-        self._update(seq, state=ANSWERED, parts=json.dumps(parts))
+    def answered(self, seq: int, parts: list[dict], outcome: str = "") -> None:
+        self._update(seq, state=ANSWERED, parts=json.dumps(parts), outcome=outcome or None)
 
     def sent(self, seq: int, count: int) -> None:
         self._update(seq, sent=count, state=ANSWERED)
@@ -123,16 +124,16 @@ class Inbox:
             self.db.execute(f"update inbox set {assignments} where seq = ?", [*values.values(), seq])
 
 
-_COLUMNS = "seq, payload, state, parts, sent, attempts, received_at, next_attempt_at"
+_COLUMNS = "seq, payload, state, parts, sent, attempts, received_at, next_attempt_at, outcome"
 
 
 def _entry(row) -> Entry:
-    seq, payload, state, parts, sent, attempts, received_at, next_attempt_at = row
+    seq, payload, state, parts, sent, attempts, received_at, next_attempt_at, outcome = row
     data = json.loads(payload) if payload else {}
     inbound = Inbound(data.get("channel", ""), data.get("chat_id", ""), data.get("message_id", ""),
                       data.get("kind", "other"), data.get("text", ""), data.get("meta") or {})
     return Entry(seq, inbound, state, json.loads(parts) if parts else [], sent, attempts, received_at,
-                 next_attempt_at)
+                 next_attempt_at, outcome or "")
 
 
 def migrate_inbox(db: sqlite_utils.Database) -> None:
@@ -144,3 +145,8 @@ def migrate_inbox(db: sqlite_utils.Database) -> None:
         received_at real not null, updated_at real not null, unique (channel, message_id))""")
     db.execute("create index inbox_pending on inbox (state, channel, chat_id, seq)")
     db.execute("drop table if exists processed")
+
+
+def add_outcome(db: sqlite_utils.Database) -> None:
+    """Migration 003: what the pastor answered is kept with the message, so it is counted when delivered."""
+    db.execute("alter table inbox add column outcome text")

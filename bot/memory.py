@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from bot.inbox import DEDUPE_SECONDS, Inbox, migrate_inbox
+from bot.inbox import DEDUPE_SECONDS, Inbox, add_outcome, migrate_inbox
 from bot.reply import Source
 
 WINDOW_EXCHANGES = 10
@@ -40,6 +40,7 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_inbox", migrate_inbox),
+    ("003_inbox_outcome", add_outcome),
 ]
 
 

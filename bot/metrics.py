@@ -14,7 +14,7 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None):
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.messages = Counter("pastor_messages", "Mensagens tratadas, por canal e status",
+        self.messages = Counter("pastor_messages", "Respostas entregues, por canal e status",
                                 ["channel", "status"], registry=r)
         self.retrieval_seconds = Histogram("pastor_retrieval_seconds", "Tempo de busca de versículos", registry=r,
                                            buckets=(0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5))

@@ -49,11 +49,10 @@ class Pastor:
         self.config = config
         self.metrics = metrics or Metrics()
 
-    async def reply(self, chat_id: str, text: str | None, channel: str = "console", show: Show | None = None) -> Reply:
+    async def reply(self, chat_id: str, text: str | None, show: Show | None = None) -> Reply:
         """The answer to ``text``; with ``show``, each validated paragraph is shown while the model writes."""
         reply = await self._reply(chat_id, text, show)
-        m = self.metrics
-        m.messages.labels(channel, reply.status).inc()
+        m = self.metrics  # pastor_messages_total is counted by the conversation core, once delivered
         m.verses.inc(len(reply.sources))
         if reply.status == NO_EVIDENCE:
             m.no_evidence.inc()

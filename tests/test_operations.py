@@ -14,6 +14,7 @@ from bot.metrics import Metrics
 from bot.run import retention_job, warm_up
 from bot.server import build_server
 from bot.status import status_text
+from tests.conftest import started, stopped
 
 
 async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pastor, llm_server, aiohttp_client_factory):
@@ -22,17 +23,14 @@ async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pasto
         pastor = make_pastor(OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"))
         metrics = pastor.metrics = Metrics()
         metrics.watch_caches({"resultados": pastor.retriever.result_cache})
-        await pastor.reply("m1", "o que diz Salmo 23:1?", channel="telegram")
-        await pastor.reply("m1", "qual a cotação do dólar hoje?", channel="telegram")
-        await pastor.reply("m1", "quero morrer", channel="whatsapp")
+        await pastor.reply("m1", "o que diz Salmo 23:1?")
+        await pastor.reply("m1", "qual a cotação do dólar hoje?")
+        await pastor.reply("m1", "quero morrer")
     client = await aiohttp_client_factory(build_server(lambda: {"index": True}, metrics=metrics))
     response = await client.get("/metrics")
     assert response.status == 200 and response.headers["Content-Type"].startswith("text/plain")
     text = await response.text()
-    for line in ('pastor_messages_total{channel="telegram",status="reference"} 1.0',
-                 'pastor_messages_total{channel="telegram",status="no_evidence"} 1.0',
-                 'pastor_messages_total{channel="whatsapp",status="crisis"} 1.0',
-                 'pastor_no_evidence_total 1.0', 'pastor_crisis_total{level="imminent"} 1.0',
+    for line in ('pastor_no_evidence_total 1.0', 'pastor_crisis_total{level="imminent"} 1.0',
                  'pastor_llm_calls_total{provider="ollama",purpose="answer"} 1.0',
                  'pastor_llm_tokens_total{kind="input",provider="ollama"} 42.0',
                  'pastor_llm_tokens_total{kind="output",provider="ollama"} 7.0',
@@ -40,6 +38,26 @@ async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pasto
         assert line in text, line
     assert "pastor_retrieval_seconds_count 2.0" in text and "pastor_llm_seconds_count" in text
     assert "pastor_verses_returned_total" in text
+    assert "pastor_messages_total{" not in text  # prepared, but no person has received them
+
+
+async def test_an_answer_is_counted_once_delivered_never_when_only_prepared(make_channel, bot_api):
+    channel = await started(make_channel())
+    metrics = channel.conversation.metrics
+    try:
+        bot_api.storm_until = asyncio.get_running_loop().time() + 2.5  # Telegram refuses every message for a while
+        bot_api.push(bot_api.message(950, "o que diz Salmo 23:1?"))
+        await bot_api.wait_for(1, chat_id=950)  # answered, refused with a 429
+        assert b'pastor_messages_total{channel="telegram"' not in metrics.render()
+        await bot_api.wait_for_delivered(2, chat_id=950, timeout=60)
+        await asyncio.sleep(0.2)
+        assert b'pastor_messages_total{channel="telegram",status="reference"} 1.0' in metrics.render()
+        bot_api.push(bot_api.message(950, "/ajuda"))  # commands are not the pastor's answers
+        await bot_api.wait_for_delivered(3, chat_id=950)
+        await asyncio.sleep(0.2)
+        assert metrics.render().count(b"pastor_messages_total{") == 1
+    finally:
+        await stopped(channel)
 
 
 async def test_readyz_reports_each_check(aiohttp_client_factory):
