@@ -87,6 +87,16 @@ class QdrantStore:
                 break
         return ids
 
+    def sample(self) -> tuple[str, np.ndarray] | None:
+        if not self.client.collection_exists(self.name):
+            return None
+        points, _ = self.client.scroll(self.name, limit=2, with_payload=False, with_vectors=[DENSE])
+        for point in points:
+            vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else point.vector
+            if str(point.id) != self._meta_id() and vector:
+                return str(point.id), np.asarray(vector, dtype=np.float32)
+        return None
+
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[Mapping[str, Any]],
                sparse: Sequence[tuple[list[int], list[float]]] | None = None) -> None:
         m = self._m

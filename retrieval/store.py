@@ -42,19 +42,30 @@ class VectorStore(Protocol):
 
     def all_ids(self) -> set[str]: ...
 
+    def sample(self) -> tuple[str, np.ndarray] | None:
+        """One stored id and the vector stored for it (None when empty)."""
+
     def query(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[DenseMatch]: ...
 
     def reset(self, identity: EmbedderIdentity) -> None: ...
 
 
+PROBE_K = 100  # as many neighbours as a real search reads
+
+
 def probe(store: VectorStore, dimension: int) -> None:
-    """Raise `StoreError` unless the store answers a real nearest-neighbour query (a corrupt HNSW index
-    still counts its rows: only a search reads it)."""
+    """Raise `StoreError` unless the store answers real nearest-neighbour queries: a broad one, and one for a
+    stored vector that must find itself (a corrupt HNSW index still counts its rows; only searches read it)."""
     try:
-        store.query(np.full(dimension, 1 / np.sqrt(dimension), dtype=np.float32), 1)
+        store.query(np.full(dimension, 1 / np.sqrt(dimension), dtype=np.float32), PROBE_K)
+        sample = store.sample()
+        found = [] if sample is None else [m.id for m in store.query(sample[1], 10)]
     except Exception as error:
         raise StoreError(f"o repositório de vetores em {store.location} não responde a uma busca: "
                          f"{type(error).__name__}: {str(error)[:200]}") from error
+    if sample is not None and sample[0] not in found:
+        raise StoreError(f"o repositório de vetores em {store.location} não encontra nem um vetor que ele mesmo "
+                         "guarda: índice corrompido")
 
 
 def _chroma_settings():
@@ -154,6 +165,12 @@ class ChromaStore:
     def delete(self, ids) -> None:
         for start in range(0, len(ids), self.BATCH):
             self._collection.delete(ids=list(ids[start:start + self.BATCH]))
+
+    def sample(self) -> tuple[str, np.ndarray] | None:
+        got = self._collection.get(limit=1, include=["embeddings"])
+        if not got["ids"]:
+            return None
+        return got["ids"][0], np.asarray(got["embeddings"][0], dtype=np.float32)
 
     def query(self, vector, k, where=None) -> list[DenseMatch]:
         result = self._collection.query(query_embeddings=np.asarray(vector, dtype=np.float32)[None, :],

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from retrieval.builder import BuildInProgress, build_index, build_lock, open_store
+from retrieval.config import IndexConfig
 from retrieval.embedders import EmbedderError, create_embedder
 from retrieval.startup import IndexNotReady, open_retriever
+from retrieval.store import forget_chroma_clients
 from tests.conftest import MINI_VERSES, mini_usfx
 
 
@@ -196,3 +198,39 @@ def test_an_unreadable_local_store_is_rebuilt_not_a_traceback(mini_config, use_e
     report = build_index(mini_config, embedder=use_embedder, log=lines.append)
     assert any("ilegível" in line for line in lines) and report.vectors_upserted == 14
     assert open_retriever(mini_config, embedder=use_embedder).search("Salmo 23:1").hits
+
+
+def _made_up_psalter(path, chapters: int = 60, verses: int = 20) -> None:
+    """A made-up book large enough (1,200 verses) for Chroma to write its HNSW files to disk."""
+    import random
+
+    words = "amor paz fé esperança graça luz caminho verdade vida pão água pastor rocha refúgio força".split()
+    rng = random.Random(7)
+    parts = ['<?xml version="1.0" encoding="utf-8"?>\n<usfx>', '<book id="PSA">']
+    for c in range(1, chapters + 1):
+        parts.append(f'<c id="{c}"/><p>')
+        parts += [f'<v id="{v}"/>Palavra {c}.{v}: {" ".join(rng.choice(words) for _ in range(8))}.<ve/>'
+                  for v in range(1, verses + 1)]
+        parts.append("</p>")
+    path.write_text("\n".join([*parts, "</book>", "</usfx>\n"]), encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["header.bin:truncate", "data_level0.bin:garbage", "data_level0.bin:truncate"])
+def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, damage):
+    corpus = tmp_path / "salterio.usfx.xml"
+    _made_up_psalter(corpus)
+    config = IndexConfig(corpus_path=corpus, data_dir=tmp_path / "data")
+    build_index(config, embedder=use_embedder)
+    segment = next(p for p in config.chroma_dir.iterdir() if p.is_dir())
+    name, how = damage.split(":")
+    target = segment / name
+    size = target.stat().st_size
+    target.write_bytes(b"\xff" * size if how == "garbage" else target.read_bytes()[: size // 3])
+    forget_chroma_clients()
+    with pytest.raises(IndexNotReady, match="não responde a uma busca|não encontra"):
+        open_retriever(config, embedder=use_embedder)  # counts still match: only a search reveals it
+    lines: list[str] = []
+    report = build_index(config, embedder=use_embedder, log=lines.append)
+    assert any("ilegível" in line for line in lines) and report.vectors_upserted == 1200
+    assert open_retriever(config, embedder=use_embedder).search("amor e paz").hits
