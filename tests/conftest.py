@@ -54,7 +54,7 @@ MINI_BIBLE = {
     ],
     ("MAT", 5): [
         "Felizes os que promovem a paz entre as pessoas.",
-        "Amai os vossos inimigos e orai pelos que vos perseguem.",
+        "Amai os vossos inimigos e orai também por quem vos maltrata.",
         "Sede perfeitos como o vosso Pai celestial é perfeito.",
     ],
     ("JHN", 14): [
@@ -63,7 +63,7 @@ MINI_BIBLE = {
     ],
     ("ROM", 8): [
         "Todas as coisas cooperam para o bem dos que amam a Deus.",
-        "Nada poderá nos separar do amor de Deus.",
+        "Coisa alguma poderá afastar-nos do amor de Deus.",
     ],
 }
 

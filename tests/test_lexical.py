@@ -7,7 +7,7 @@ from retrieval.lexical import LexicalIndex, analyzer
 from retrieval.stemmers import RslpStemmer, SnowballStemmer
 
 DOCS = [
-    "Amai os vossos inimigos e orai pelos que vos perseguem.",  # 0
+    "Amai os vossos inimigos e orai também por quem vos maltrata.",  # 0
     "Jesus disse aos discípulos que fossem ao mar.",  # 1
     "Deus é o nosso refúgio e fortaleza.",  # 2
     "Não temas, porque eu sou contigo.",  # 3

@@ -57,9 +57,9 @@ USFX_GENERAL = """<?xml version="1.0" encoding="utf-8"?>
  <book id="FRT"><p>Prefácio que não é um livro do cânon.</p></book>
  <book id="PSA"><id id="PSA">Teste</id><h>Salmos</h><toc level="1">Salmos</toc>
   <c id="1"/><s>Os dois caminhos</s>
-  <p><v id="1"/>Feliz o homem<f caller="+"><fr>1.1 </fr><ft>nota que some</ft></f> que
-     não anda    no conselho
-     dos ímpios<x caller="-">Jr 17.7</x>;
+  <p><v id="1"/>Feliz a pessoa<f caller="+"><fr>1.1 </fr><ft>nota que some</ft></f> que
+     não segue    a opinião
+     dos perversos<x caller="-">Jr 17.7</x>;
   <v id="2" bcv="PSA.1.2"/>antes tem <w s="H8451">prazer</w> na <nd>lei</nd> do <add>Senhor</add>.<ve/></p>
   <q level="1"><v id="3"/>Será como árvore<ve/></q>
   <c id="2"/><s>O rei <f>nota</f>ungido</s>
@@ -79,7 +79,7 @@ def test_usfx_general_dialect(tmp_path):
     ids = [v.id for v in bible.verses]
     assert ids == ["PSA.1.1", "PSA.1.2", "PSA.1.3", "PSA.2.1", "MAT.5.9", "MAT.5.10"]
     psa11 = bible.get("PSA", 1, 1)
-    assert psa11.text == "Feliz o homem que não anda no conselho dos ímpios;"
+    assert psa11.text == "Feliz a pessoa que não segue a opinião dos perversos;"
     assert psa11.heading == "Os dois caminhos"
     assert bible.get("PSA", 1, 2).text == "antes tem prazer na lei do Senhor."
     assert bible.get("PSA", 1, 3).text == "Será como árvore"

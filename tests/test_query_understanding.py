@@ -88,7 +88,7 @@ def test_translation_equivalents_as_alternatives():
 
 
 def test_query_plan():
-    plan = plan_query("'nada poderá nos separar do amor de Deus'", Thesaurus())
+    plan = plan_query("'coisa alguma poderá afastar-nos do amor de Deus'", Thesaurus())
     assert plan.quoted and plan.scope is None
     plan = plan_query("nos Salmos, to com mto medo", Thesaurus())
     assert plan.scope.name == "PSA" and plan.text == "nos Salmos, estou com muito medo"
