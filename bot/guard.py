@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from bot.spans import cut, fold, sentence_span
+from bot.spans import apply_edits, sentence_span
+from corpus.text import fold
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PATH = r"[^\s<>()“”\"]*[^\s<>()“”\".,;:!?]"
@@ -96,15 +97,8 @@ def _negated(folded: str, start: int, negations: frozenset[str]) -> bool:
 
 
 def _rewrite(text: str, spans: list[tuple[int, int, str]], referral: str) -> str:
-    referral_given = referral in text
-    done_from = len(text) + 1
-    for start, end, new in sorted(set(spans), reverse=True):
-        if end > done_from:
-            continue
-        keep = new
-        if new and (referral_given or any(s < start and n for s, _, n in spans)):
-            keep = ""  # the referral once, where the first directive was
-        text = cut(text, start, end, keep)
-        referral_given = referral_given or bool(keep)
-        done_from = start
-    return text
+    """Drop the contacts' sentences; the referral once, in place of the first directive, unless already given."""
+    first = min((start for start, _, new in spans if new), default=None)
+    given = referral in text
+    return apply_edits(text, [(start, end, new if start == first and not given else "", True)
+                              for start, end, new in spans])

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from bot.spans import cut, fold, sentence_span, words
+from bot.spans import apply_edits, sentence_span, words
 from corpus.bible import Bible
 from corpus.references import Reference, find_references, verses_of
+from corpus.text import fold
 
 QUOTE = re.compile(r"“([^“”\n]+)”|«([^«»\n]+)»|\"([^\"\n]+)\"|(?<!\w)'([^'\n]+)'(?!\w)")
 _ELLIPSIS = re.compile(r"\.{3}|…")
@@ -122,7 +123,7 @@ def verse_words(passage: str, alignment: Alignment) -> str | None:
 def check_quotes(text: str, bible: Bible, retrieved: list[str], message: str = "") -> QuoteCheck:
     """Correct misquotations in ``text``; ``retrieved`` holds the verse ids given to the model."""
     refs = find_references(text)
-    edits: list[tuple[int, int, str]] = []  # (start, end, new text): replacements and removals
+    edits: list[tuple[int, int, str, bool]] = []  # (start, end, new text, whole sentence)
     result = QuoteCheck(text)
     for match in QUOTE.finditer(text):
         group = next(g for g in range(1, 5) if match.group(g) is not None)
@@ -138,34 +139,21 @@ def check_quotes(text: str, bible: Bible, retrieved: list[str], message: str = "
             new = verse_words(passage, alignment)
             label = ref.label()
             if new is None:
-                edits.append((*sentence_span(text, match.start(), match.end()), ""))
+                edits.append((*sentence_span(text, match.start(), match.end()), "", True))
                 result.corrections.append({"reference": label, "quoted": inner, "action": "removed", "now": ""})
             else:
-                edits.append((inner_start, inner_end, new))
+                edits.append((inner_start, inner_end, new, False))
                 result.corrections.append({"reference": label, "quoted": inner, "action": "corrected", "now": new})
             continue
         found = _retrieved_match(inner, retrieved, bible)
         if found is not None:
-            edits.append((match.end(), match.end(), f" ({found})"))
+            edits.append((match.end(), match.end(), f" ({found})", False))
             result.corrections.append({"reference": found, "quoted": inner, "action": "referenced", "now": inner})
         elif _cues().search(fold(text[sentence_span(text, match.start(), match.end())[0]:match.start()])):
-            edits.append((*sentence_span(text, match.start(), match.end()), ""))
+            edits.append((*sentence_span(text, match.start(), match.end()), "", True))
             result.corrections.append({"reference": "", "quoted": inner, "action": "removed", "now": ""})
-    result.text = _apply(text, edits)
+    result.text = apply_edits(text, edits)
     return result
-
-
-def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
-    done_from = len(text) + 1
-    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        if end > done_from:  # inside a sentence already removed
-            continue
-        if new or start == end:
-            text = text[:start] + new + text[end:]
-        else:
-            text = cut(text, start, end)
-        done_from = start
-    return text
 
 
 def _attached(text: str, refs: list[Reference], start: int, end: int) -> Reference | None:
@@ -184,7 +172,8 @@ def _passage(ref: Reference, bible: Bible) -> str:
 
 def _retrieved_match(quote: str, retrieved: list[str], bible: Bible) -> str | None:
     """The label of the retrieved verse (or two neighbouring ones) that ``quote`` quotes faithfully."""
-    verses = [v for v in (bible.get(*_split(i)) for i in retrieved) if v is not None]
+    refs = [Reference.from_osis(verse_id) for verse_id in retrieved]
+    verses = [v for v in (bible.get(r.book, r.chapter, r.verse) for r in refs) if v is not None]
     candidates = [(Reference(v.book, v.chapter, v.verse), v.text) for v in verses]
     by_key = {(v.book, v.chapter, v.verse): v for v in verses}
     for v in verses:
@@ -196,8 +185,3 @@ def _retrieved_match(quote: str, retrieved: list[str], bible: Bible) -> str | No
         if align(quote, passage).ok:
             return ref.label()
     return None
-
-
-def _split(verse_id: str) -> tuple[str, int, int]:
-    book, chapter, verse = verse_id.split(".")
-    return book, int(chapter), int(verse)

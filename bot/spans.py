@@ -1,22 +1,13 @@
-"""Small text helpers shared by the answer checks: accent folding that keeps offsets, sentence bounds, cutting."""
+"""Small text helpers shared by the answer checks: words with their spans, sentence bounds, cutting."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from corpus.text import fold
 
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?…](?=[\s”\"»')\]]|$)|\n")
-
-
-def fold(text: str) -> str:
-    """Lower case without accents, one character for one character (offsets stay valid)."""
-    out = []
-    for char in text:
-        base = unicodedata.normalize("NFD", char)[0]
-        low = base.lower()
-        out.append(low if len(low) == 1 else base)
-    return "".join(out)
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
@@ -46,6 +37,18 @@ def cut(text: str, start: int, end: int, insert: str = "") -> str:
     if left and right and not left.endswith("\n") and not right.startswith("\n"):
         return _tidy(f"{left} {right}")
     return _tidy(left + right)
+
+
+def apply_edits(text: str, edits: list[tuple[int, int, str, bool]]) -> str:
+    """Apply ``(start, end, new, sentence)`` edits from the end backwards, skipping one inside an edit already
+    made; a sentence edit is cut tidily (spaces, blank lines), any other replaces the characters exactly."""
+    done_from = len(text) + 1
+    for start, end, new, sentence in sorted(set(edits), key=lambda e: (e[0], e[1]), reverse=True):
+        if end > done_from:
+            continue
+        text = cut(text, start, end, new) if sentence else text[:start] + new + text[end:]
+        done_from = start
+    return text
 
 
 def _tidy(text: str) -> str:

@@ -11,8 +11,8 @@ from importlib import resources
 
 from bot.channels import messages
 from bot.metrics import Metrics
-from bot.spans import fold
 from bot.transcription import Audio, Transcriber, TranscriptionError, duration
+from corpus.text import fold
 
 log = logging.getLogger("pastor.voice")
 
