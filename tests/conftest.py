@@ -236,3 +236,49 @@ async def stopped(channel) -> None:
     await channel.stop_intake()
     await channel.conversation.stop()
     await channel.stop()
+
+
+# ---- the WhatsApp channel over the mini index ---------------------------------------
+
+@pytest.fixture()
+async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory):
+    """A WhatsAppChannel over the mini index behind our aiohttp server, replying through the loopback Graph
+    API; returns (channel, client). Pass an LLM provider, `PastorConfig` options, channel or core options."""
+    import httpx
+
+    from bot.channels.whatsapp import TYPING_EVERY, GraphClient, WhatsAppChannel, WhatsAppWebhook
+    from bot.conversation import Conversation
+    from bot.memory import Memory
+    from bot.pastor import Pastor, PastorConfig
+    from bot.server import build_server
+    from tests.fakes.whatsapp import APP_SECRET, VERIFY_TOKEN, FakeGraphAPI
+
+    cores = []
+    async with httpx.AsyncClient() as http:
+        async def make(llm=None, typing_every: float = TYPING_EVERY, crisis_contacts: str = "", status=_status,
+                       **core_options):
+            mini_retriever.result_cache.clear()
+            memory = Memory.open(tmp_path / "pastor.db")
+            pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts))
+            core = Conversation(pastor, memory, status, **{"sleep": _no_sleep, **core_options})
+            graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
+            channel = WhatsAppChannel(graph, core, typing_every=typing_every)
+            client = await aiohttp_client_factory(build_server(lambda: {"index": True},
+                                                               [WhatsAppWebhook(channel, VERIFY_TOKEN, APP_SECRET)]))
+            core.start(sweep_every=0.2)
+            cores.append(core)
+            return channel, client
+
+        yield make
+        for core in cores:
+            await core.stop()
+
+
+async def deliver(client, channel, payload, secret=None):
+    """POST a signed delivery to /whatsapp/webhook and wait until the core has handled it."""
+    from tests.fakes.whatsapp import APP_SECRET, signed
+
+    body, headers = signed(payload, secret or APP_SECRET)
+    response = await client.post("/whatsapp/webhook", data=body, headers=headers)
+    await channel.conversation.drain()
+    return response

@@ -112,8 +112,7 @@ async def test_the_local_model_is_loaded_at_start_and_kept_loaded(mini_index, bo
 async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, graph_api, tmp_path):
     from tests.fakes.audio import ogg_opus
     from tests.fakes.transcription import FakeTranscriptionServer
-    from tests.fakes.whatsapp import whatsapp_audio
-    from tests.test_whatsapp import SECRET, VERIFY, signed
+    from tests.fakes.whatsapp import APP_SECRET, VERIFY_TOKEN, signed, whatsapp_audio
 
     port = free_port()
     async with FakeTranscriptionServer() as stt:
@@ -122,7 +121,7 @@ async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, grap
         env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
                "TOPICS_PATH": "", "LLM_PROVIDER": "none", "TELEGRAM_BOT_TOKEN": bot_api.TOKEN,
                "TELEGRAM_API_BASE_URL": bot_api.url, "WHATSAPP_ACCESS_TOKEN": graph_api.TOKEN,
-               "WHATSAPP_APP_SECRET": SECRET, "WHATSAPP_VERIFY_TOKEN": VERIFY,
+               "WHATSAPP_APP_SECRET": APP_SECRET, "WHATSAPP_VERIFY_TOKEN": VERIFY_TOKEN,
                "WHATSAPP_PHONE_NUMBER_ID": graph_api.PHONE_ID, "WHATSAPP_API_BASE_URL": graph_api.url,
                "TRANSCRIPTION_PROVIDER": "openai", "TRANSCRIPTION_BASE_URL": f"{stt.url}/v1",
                "TRANSCRIPTION_API_KEY": stt.KEY, "VOICE_MAX_SECONDS": "60",
@@ -154,5 +153,5 @@ async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, grap
     assert "60 segundos" in too_long["text"] and len(stt.requests) == 2  # the long note never reached it
     wa_heard, wa_answer = [m["text"]["body"] for m in graph_api.sent("text")[:2]]
     assert wa_heard == heard["text"] and "Salmos 56" in wa_answer
-    for secret in (stt.KEY, bot_api.TOKEN, graph_api.TOKEN, SECRET):
+    for secret in (stt.KEY, bot_api.TOKEN, graph_api.TOKEN, APP_SECRET):
         assert secret not in log

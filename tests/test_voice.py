@@ -10,19 +10,13 @@ import httpx
 import pytest
 
 from bot.channels import messages
-from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
-from bot.conversation import Conversation
-from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.pastor import Pastor, PastorConfig
-from bot.server import build_server
 from bot.transcription import Audio, Transcriber, TranscriptionError
 from bot.voice import VoiceNotes, intelligible
-from tests.conftest import started, stopped
+from tests.conftest import deliver, started, stopped
 from tests.fakes.audio import ogg_opus
 from tests.fakes.transcription import FakeTranscriptionServer
-from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_audio, whatsapp_delivery
-from tests.test_whatsapp import SECRET, VERIFY, deliver
+from tests.fakes.whatsapp import whatsapp_audio, whatsapp_delivery
 
 SAID = "Estou com muito medo, em quem posso confiar?"
 
@@ -157,20 +151,8 @@ async def test_audio_is_never_stored_and_the_transcript_goes_with_apagar(make_ch
 
 # -- WhatsApp -----------------------------------------------------------------------------------------------
 @pytest.fixture()
-async def whatsapp_voice(tmp_path, mini_retriever, graph_api, voice, aiohttp_client_factory):
-    mini_retriever.result_cache.clear()
-    memory = Memory.open(tmp_path / "pastor.db")
-    async with httpx.AsyncClient() as http:
-        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
-        core = Conversation(Pastor(mini_retriever, memory, None, PastorConfig()), memory, _status, voice=voice)
-        channel = WhatsAppChannel(graph, core)
-        client = await aiohttp_client_factory(build_server(lambda: {"index": True},
-                                                           [WhatsAppWebhook(channel, VERIFY, SECRET)]))
-        yield channel, client
-
-
-async def _status(full: bool) -> str:
-    return "ok"
+async def whatsapp_voice(make_whatsapp, voice):
+    return await make_whatsapp(voice=voice)
 
 
 async def test_a_whatsapp_audio_is_fetched_with_the_token_heard_and_answered(whatsapp_voice, graph_api, stt):

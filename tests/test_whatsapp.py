@@ -11,53 +11,21 @@ import pytest
 
 from bot import texts
 from bot.channels import messages
-from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
-from bot.conversation import Conversation
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
-from bot.server import build_server
+from tests.conftest import deliver
 from tests.fakes.llm import FORGING
-from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
+from tests.fakes.whatsapp import APP_SECRET, VERIFY_TOKEN, FakeGraphAPI, signed, whatsapp_delivery
 
-SECRET = "app-secret-for-tests"
-VERIFY = "verify-token-for-tests"
-
-
-def signed(payload: dict, secret: str = SECRET) -> tuple[bytes, dict]:
-    body = json.dumps(payload).encode()
-    signature = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return body, {"X-Hub-Signature-256": signature, "Content-Type": "application/json"}
-
-
-async def _no_sleep(_seconds):
-    return None
-
-
-@pytest.fixture()
-async def whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory):
-    mini_retriever.result_cache.clear()
-    memory = Memory.open(tmp_path / "pastor.db")
-    async with httpx.AsyncClient() as http:
-        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
-        core = Conversation(Pastor(mini_retriever, memory, None, PastorConfig()), memory, _status, sleep=_no_sleep)
-        channel = WhatsAppChannel(graph, core)
-        server = build_server(lambda: {"index": True}, [WhatsAppWebhook(channel, VERIFY, SECRET)])
-        client = await aiohttp_client_factory(server)
-        core.start(sweep_every=0.2)
-        yield channel, client
-        await core.stop()
+SECRET, VERIFY = APP_SECRET, VERIFY_TOKEN
 
 
 async def _status(full: bool):
     return "índice: pronto"
 
 
-async def deliver(client, channel, payload, secret=SECRET):
-    body, headers = signed(payload, secret)
-    response = await client.post("/whatsapp/webhook", data=body, headers=headers)
-    await channel.conversation.drain()
-    return response
+@pytest.fixture()
+async def whatsapp(make_whatsapp):
+    return await make_whatsapp(status=_status)
 
 
 async def test_verification_handshake(whatsapp):
@@ -180,18 +148,11 @@ async def test_a_non_ascii_signature_is_refused_with_403(whatsapp):
     assert response.status == 403
 
 
-async def test_misquotes_contacts_and_directives_never_reach_whatsapp(tmp_path, mini_retriever, graph_api,
-                                                                       llm_server, aiohttp_client_factory):
+async def test_misquotes_contacts_and_directives_never_reach_whatsapp(make_whatsapp, graph_api, llm_server):
     llm_server.answer(FORGING)
-    mini_retriever.result_cache.clear()
-    memory = Memory.open(tmp_path / "pastor.db")
     async with httpx.AsyncClient() as http:
-        pastor = Pastor(mini_retriever, memory, OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"),
-                        PastorConfig(crisis_contacts="CVV 188"))
-        core = Conversation(pastor, memory, _status, sleep=_no_sleep)
-        channel = WhatsAppChannel(GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN), core)
-        client = await aiohttp_client_factory(build_server(lambda: {"index": True},
-                                                           [WhatsAppWebhook(channel, VERIFY, SECRET)]))
+        channel, client = await make_whatsapp(OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"),
+                                              crisis_contacts="CVV 188")
         await deliver(client, channel, whatsapp_delivery("5511977776666", "wamid.F1", "tenho medo, em quem confiar?"))
     body = graph_api.sent("text")[0]["text"]["body"]
     assert "Quando sinto temor, eu confio em ti" in body and "sofrer" not in body
@@ -199,18 +160,11 @@ async def test_misquotes_contacts_and_directives_never_reach_whatsapp(tmp_path, 
     assert texts.MEDICAL in body and body.endswith("Ele está contigo.")
 
 
-async def test_the_typing_indicator_stays_on_until_a_slow_answer_is_sent(tmp_path, mini_retriever, graph_api,
-                                                                         llm_server, aiohttp_client_factory):
+async def test_the_typing_indicator_stays_on_until_a_slow_answer_is_sent(make_whatsapp, graph_api, llm_server):
     llm_server.answer({"chunks": ["Confie nele (Salmos 56:1)."], "delay": 1.0})
-    mini_retriever.result_cache.clear()
-    memory = Memory.open(tmp_path / "pastor.db")
     async with httpx.AsyncClient() as http:
-        pastor = Pastor(mini_retriever, memory, OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"), PastorConfig())
-        core = Conversation(pastor, memory, _status, sleep=_no_sleep)
-        graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
-        channel = WhatsAppChannel(graph, core, typing_every=0.25)  # WhatsApp's indicator lasts ~25 s
-        client = await aiohttp_client_factory(build_server(lambda: {"index": True},
-                                                           [WhatsAppWebhook(channel, VERIFY, SECRET)]))
+        channel, client = await make_whatsapp(OllamaProvider(http, llm_server.url, "qwen2.5:1.5b"),
+                                              typing_every=0.25)  # WhatsApp's indicator lasts ~25 s
         await deliver(client, channel, whatsapp_delivery("5511966665555", "wamid.T1", "tenho medo, em quem confiar?"))
     kinds = ["typing" if p.get("typing_indicator") else p.get("type") for p in graph_api.posts]
     assert kinds.count("typing") >= 4  # renewed while the model was still writing

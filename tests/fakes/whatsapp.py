@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib as _hashlib
+import hmac as _hmac
+import json as _json
+
 from aiohttp import web as _web
 
 from tests.fakes.loopback import LoopbackPeer
@@ -69,6 +73,17 @@ class FakeGraphAPI(LoopbackPeer):
         return _web.json_response({"messaging_product": "whatsapp",
                                    "contacts": [{"input": body["to"], "wa_id": body["to"]}],
                                    "messages": [{"id": f"wamid.out.{len(self.posts)}"}]})
+
+
+APP_SECRET = "app-secret-for-tests"
+VERIFY_TOKEN = "verify-token-for-tests"
+
+
+def signed(payload: dict, secret: str = APP_SECRET) -> tuple[bytes, dict]:
+    """A webhook body and its headers, signed as Meta signs it (X-Hub-Signature-256)."""
+    body = _json.dumps(payload).encode()
+    signature = "sha256=" + _hmac.new(secret.encode(), body, _hashlib.sha256).hexdigest()
+    return body, {"X-Hub-Signature-256": signature, "Content-Type": "application/json"}
 
 
 def whatsapp_delivery(sender: str, message_id: str, text: str | None = None, **message) -> dict:
