@@ -23,16 +23,12 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.stand_ins import stand_ins
 from bot.channels.telegram import TelegramChannel
 from bot.conversation import Conversation
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
-from bot.settings import Settings
-from retrieval.config import IndexConfig
-from retrieval.startup import open_retriever
-from tests.fakes.loopback import start_loopback
-from tests.fakes.telegram import FakeBotAPI
 
 TOKENS_PER_SECOND = 12.0
 CHARS_PER_TOKEN = 4  # Portuguese text in a Qwen-sized vocabulary, roughly
@@ -71,12 +67,7 @@ async def cpu_like_ollama(request: web.Request) -> web.StreamResponse:
 async def main(runs: int) -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"model stand-in at {TOKENS_PER_SECOND:g} tokens/s")
-    llm_app = web.Application()
-    llm_app.router.add_post("/api/chat", cpu_like_ollama)
-    runner, llm_url = await start_loopback(llm_app)
-    api = FakeBotAPI()
-    await api.start()
-    retriever = open_retriever(IndexConfig.from_settings(Settings()))
+    runner, llm_url, api, retriever = await stand_ins(cpu_like_ollama)
     first, final = [], []
     with tempfile.TemporaryDirectory() as tmp:
         async with httpx.AsyncClient(timeout=120) as client:

@@ -23,17 +23,13 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.stand_ins import stand_ins
 from bot.channels.telegram import TelegramChannel
 from bot.conversation import Conversation
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.pastor import Pastor, PastorConfig
 from bot.ratelimit import ChatRateLimit
-from bot.settings import Settings
-from retrieval.config import IndexConfig
-from retrieval.startup import open_retriever
-from tests.fakes.loopback import start_loopback
-from tests.fakes.telegram import FakeBotAPI
 
 CHATS, MESSAGES, LLM_SECONDS = 200, 5, 1.0
 
@@ -65,12 +61,7 @@ class NoFloodLimit:
 
 
 async def run(flood_limiter) -> None:
-    llm_app = web.Application()
-    llm_app.router.add_post("/api/chat", slow_ollama)
-    runner, llm_url = await start_loopback(llm_app)
-    api = FakeBotAPI()
-    await api.start()
-    retriever = open_retriever(IndexConfig.from_settings(Settings()))
+    runner, llm_url, api, retriever = await stand_ins(slow_ollama)
     overheads: list[float] = []
     llm_seconds: dict[str, float] = {}  # per chat: one message of a chat is handled at a time
     original_process, original_reply = Conversation._process, Pastor.reply
