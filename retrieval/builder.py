@@ -16,6 +16,7 @@ from corpus.bible import Bible, load, sha256_of
 from retrieval import documents
 from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
+from retrieval.hnsw_files import ensure_searchable
 from retrieval.lexical import LexicalIndex, analyzer
 from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
 from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients, probe
@@ -75,13 +76,21 @@ def open_store(config: IndexConfig) -> VectorStore:
     return ChromaStore(client, COLLECTION, config.store_location)
 
 
+def probe_store(config: IndexConfig, store: VectorStore, dimension: int) -> None:
+    """`probe` the store; local Chroma files are first searched by a child process (a corrupt HNSW file
+    can kill the process that reads it)."""
+    if not (config.chroma_url or config.qdrant_url):
+        ensure_searchable(config.chroma_dir, COLLECTION, dimension, config.index_dir / "vectors-proven.json")
+    probe(store, dimension)
+
+
 def _open_or_reset(config: IndexConfig, log: Log) -> tuple[VectorStore, str]:
     """The store, and a reason to rebuild it: a local directory that cannot be read is removed and made anew
     (it holds only derived data); a server that cannot be used is an error for the operator."""
     try:
         store = open_store(config)
         if store.count() and (identity := store.identity()) and identity.get("dimension"):
-            probe(store, int(identity.get("dimension") or 0))
+            probe_store(config, store, int(identity.get("dimension") or 0))
         return store, ""
     except Exception as error:
         local = config.chroma_dir if not (config.chroma_url or config.qdrant_url) else None

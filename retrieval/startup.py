@@ -12,7 +12,7 @@ from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt, read_manifest
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.retriever import Retriever
-from retrieval.store import StoreError, VectorStore, probe
+from retrieval.store import StoreError, VectorStore
 from retrieval.thesaurus import Thesaurus
 from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex, TopicsError
@@ -27,7 +27,7 @@ class IndexNotReady(RuntimeError):
 def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                    store: VectorStore | None = None) -> Retriever:
     """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
-    from retrieval.builder import open_store
+    from retrieval.builder import open_store, probe_store
 
     try:
         manifest = read_manifest(config.manifest_path)
@@ -60,7 +60,7 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if store.identity() != manifest.embedder:
         raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
     try:
-        probe(store, embedder.identity.dimension)
+        probe_store(config, store, embedder.identity.dimension)
     except StoreError as error:
         raise IndexNotReady(str(error)) from error
     if store.count() != len(bible):

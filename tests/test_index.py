@@ -11,6 +11,7 @@ import pytest
 from retrieval.builder import BuildInProgress, build_index, build_lock, open_store
 from retrieval.config import IndexConfig
 from retrieval.embedders import EmbedderError, create_embedder
+from retrieval.hnsw_files import fingerprint
 from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.store import forget_chroma_clients
 from tests.conftest import MINI_VERSES, mini_usfx
@@ -216,7 +217,8 @@ def _made_up_psalter(path, chapters: int = 60, verses: int = 20) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("damage", ["header.bin:truncate", "data_level0.bin:garbage", "data_level0.bin:truncate"])
+@pytest.mark.parametrize("damage", ["header.bin:truncate", "data_level0.bin:garbage", "data_level0.bin:truncate",
+                                    "link_lists.bin:zeros"])  # zeroed link lists make Chroma's reader segfault
 def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, damage):
     corpus = tmp_path / "salterio.usfx.xml"
     _made_up_psalter(corpus)
@@ -226,11 +228,14 @@ def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, dam
     name, how = damage.split(":")
     target = segment / name
     size = target.stat().st_size
-    target.write_bytes(b"\xff" * size if how == "garbage" else target.read_bytes()[: size // 3])
+    damaged = {"garbage": b"\xff" * size, "zeros": bytes(size), "truncate": target.read_bytes()[: size // 3]}
+    target.write_bytes(damaged[how])
     forget_chroma_clients()
-    with pytest.raises(IndexNotReady, match="não responde a uma busca|não encontra"):
+    with pytest.raises(IndexNotReady, match="não responde a uma busca|não encontra|derrubou"):
         open_retriever(config, embedder=use_embedder)  # counts still match: only a search reveals it
     lines: list[str] = []
     report = build_index(config, embedder=use_embedder, log=lines.append)
     assert any("ilegível" in line for line in lines) and report.vectors_upserted == 1200
     assert open_retriever(config, embedder=use_embedder).search("amor e paz").hits
+    proven = json.loads((config.index_dir / "vectors-proven.json").read_text())["files"]
+    assert proven == fingerprint(config.chroma_dir) and any(f.endswith("/data_level0.bin") for f in proven)
