@@ -7,9 +7,12 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
 
 import httpx
 
+from bot.daily import DailyVerses, VerseOfTheDay
+from bot.daily_round import DailyRound
 from bot.llm.factory import create_provider, http_client
 from bot.memory import Memory
 from bot.metrics import Metrics
@@ -53,6 +56,8 @@ class App:
     started_at: float = field(default_factory=time.time)
     warm_up: dict = field(default_factory=dict)  # {"seconds": 3.2} or {"error": "..."} once the model is loaded
     voice: VoiceNotes | None = None  # None without TRANSCRIPTION_PROVIDER: voice notes get "only text"
+    words: VerseOfTheDay | None = None
+    daily_round: DailyRound | None = None  # set by `serve` once the channels are up
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -102,8 +107,11 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
                           provider_name=settings.llm_provider)
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
-    app = App(settings, IndexConfig.from_settings(settings), retriever, memory,
-              Pastor(retriever, memory, llm, config, metrics), http, metrics,
-              voice=VoiceNotes(transcriber, settings.voice_max_seconds, metrics) if transcriber else None)
+    pastor = Pastor(retriever, memory, llm, config, metrics)
+    words = VerseOfTheDay(DailyVerses.load(retriever.bible, retriever.topics, retriever.tones), retriever.bible,
+                          memory.subscriptions, pastor.reflect if llm else None, ZoneInfo(settings.timezone))
+    app = App(settings, IndexConfig.from_settings(settings), retriever, memory, pastor, http, metrics,
+              voice=VoiceNotes(transcriber, settings.voice_max_seconds, metrics) if transcriber else None,
+              words=words)
     logging.getLogger("pastor").addHandler(app.errors)
     return app

@@ -13,44 +13,35 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol
 
 from bot.channels import messages
+from bot.daily_round import DAILY
 from bot.delivery import DeliveryError, DeliveryPolicy
+from bot.devotional import Devotional
 from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound
 from bot.logs import message_id
 from bot.memory import Memory
 from bot.metrics import Metrics
+from bot.outgoing import Outgoing
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
-from bot.reply import Source
 from bot.transcription import Audio
 from bot.voice import VoiceNotes
 
 log = logging.getLogger("pastor.conversation")
 
-COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar")
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    """One thing to tell the person; the channel decides how it looks on the wire.
-
-    kinds: "answer" (the pastor's reply), "sources" (the verses under an answer), "sources_list"
-    (/fontes), "notice" (a fixed text), "help", "erase_confirm", "erase_done".
-    """
-
-    kind: str
-    text: str = ""
-    sources: tuple[Source, ...] = ()
-    status: str = ""  # for an "answer": the pastor's status, counted in the metrics once it is delivered
+COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem")
+DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
 
 
 class Channel(Protocol):
     """The seam every chat channel implements (Telegram, WhatsApp, the next one)."""
 
     name: str
+    scheduled: bool  # can send what the person did not just ask for (the daily word)
+    command_style: str  # how a command is written to the person: "/{}" or "*{}*"
 
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
         """The wire calls (JSON-serialisable) that show ``outgoing`` to the person, in order."""
@@ -77,7 +68,7 @@ class Conversation:
                  admins: frozenset[str] = frozenset(), rate_limit: ChatRateLimit | None = None,
                  policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
-                 concurrency: int = 64, voice: VoiceNotes | None = None):
+                 concurrency: int = 64, voice: VoiceNotes | None = None, devotional: Devotional | None = None):
         self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
         self.status_text, self.attribution, self.admins = status_text, attribution, admins
         self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
@@ -85,6 +76,7 @@ class Conversation:
         self.metrics = metrics or pastor.metrics
         self.sleep, self.clock = sleep, clock
         self.voice = voice  # None: voice notes get the "only text for now" reply
+        self.devotional = devotional  # None: no verse of the day, subscriptions or cards (tests of the core)
         self.channels: dict[str, Channel] = {}
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
@@ -180,6 +172,8 @@ class Conversation:
             except DeliveryError as error:
                 if error.permanent:
                     log.error("entrega recusada por %s, desistindo desta mensagem: %s", channel.name, error)
+                    if error.unreachable and self.devotional is not None:
+                        self.devotional.unreachable(entry.inbound, str(error))
                     self.inbox.failed(entry.seq, str(error))
                     self.metrics.deliveries.labels(channel.name, "failed").inc()
                     return True
@@ -198,9 +192,11 @@ class Conversation:
     async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         chat_id = inbound.chat_id
         if inbound.kind == "command":
-            return await self._command(inbound)
+            return await self._command(channel, inbound)
         if inbound.kind == "button":
             return self._button(chat_id, inbound.text)
+        if inbound.kind == DAILY:
+            return await self.devotional.scheduled(inbound) if self.devotional else []
         if inbound.kind == "voice" and self.voice is not None:
             return await self._voice_note(channel, inbound)
         if inbound.kind != "text":
@@ -227,8 +223,10 @@ class Conversation:
         return [Outgoing("notice", messages.VOICE_HEARD.format(text=heard.text))] + \
             await self._reply(channel, inbound, heard.text)
 
-    async def _command(self, inbound: Inbound) -> list[Outgoing]:
+    async def _command(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         chat_id, command = inbound.chat_id, inbound.text
+        if command in DEVOTIONAL and self.devotional is not None:
+            return await self.devotional.command(channel, inbound)
         if command == "start":
             return [Outgoing("notice", messages.welcome(self.attribution))]
         if command == "fontes":
@@ -250,6 +248,8 @@ class Conversation:
             return [Outgoing("erase_done", messages.ERASED)]
         if data == "apagar:nao":
             return [Outgoing("erase_done", messages.ERASE_CANCELLED)]
+        if data.startswith("imagem:") and self.devotional is not None:
+            return self.devotional.button(data)
         return []
 
     def _sources(self, chat_id: str) -> list[Outgoing]:

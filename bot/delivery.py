@@ -11,12 +11,13 @@ log = logging.getLogger("pastor.delivery")
 
 class DeliveryError(Exception):
     """A wire call that failed: ``permanent`` (a 4xx other than 429: retrying cannot help) or transient,
-    with the wait the platform asked for, if any."""
+    with the wait the platform asked for, if any; ``unreachable`` when the person blocked the bot."""
 
     def __init__(self, reason: str, retry_after: float | None = None, permanent: bool = False,
-                 code: int | None = None):
+                 code: int | None = None, unreachable: bool = False):
         super().__init__(reason)
         self.retry_after, self.permanent, self.code = retry_after, permanent, code  # code: the platform's own
+        self.unreachable = unreachable
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import sqlite_utils
 
 from bot.inbox import DEDUPE_SECONDS, Inbox, add_outcome, migrate_inbox
 from bot.reply import Source
+from bot.subscriptions import Subscriptions, migrate_subscriptions
 
 WINDOW_EXCHANGES = 10
 
@@ -41,6 +42,7 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_inbox", migrate_inbox),
     ("003_inbox_outcome", add_outcome),
+    ("004_subscriptions", migrate_subscriptions),
 ]
 
 
@@ -59,6 +61,7 @@ class Memory:
             self.db.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
         self.inbox = Inbox(db, self._lock, clock)
+        self.subscriptions = Subscriptions(db, self._lock, clock)
 
     @classmethod
     def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Memory:
@@ -120,7 +123,7 @@ class Memory:
         with self._lock, self.db.conn:
             removed = sum(self.db.execute(f"delete from {table} where chat_id = ?", [chat_id]).rowcount
                           for table in ("turns", "sources"))
-        return removed + self.inbox.redact_chat(chat_id)
+        return removed + self.inbox.redact_chat(chat_id) + self.subscriptions.delete_chat(chat_id)
 
     def purge_older_than(self, seconds: float) -> int:
         """Delete conversations older than ``seconds`` (0: keep them) and inbox rows past their use."""
@@ -129,7 +132,8 @@ class Memory:
             cutoff = self.clock() - seconds
             with self._lock, self.db.conn:
                 removed = (self.db.execute("delete from turns where created_at < ?", [cutoff]).rowcount
-                           + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount)
+                           + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount
+                           + self.subscriptions.purge_unserved(cutoff))
         return removed + self.inbox.purge(min(seconds, DEDUPE_SECONDS) if seconds else DEDUPE_SECONDS)
 
     def writable(self) -> bool:

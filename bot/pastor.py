@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass, replace
 
@@ -14,7 +15,7 @@ from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.progress import ParagraphProgress, Show
-from bot.prompts import answer_messages
+from bot.prompts import answer_messages, reflection_messages
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety import DANGER, IMMINENT, Screening, screen
 from corpus.canon import BY_CODE
@@ -159,6 +160,20 @@ class Pastor:
         m.llm_tokens.labels(provider, "input").inc(stats.input_tokens)
         m.llm_tokens.labels(provider, "output").inc(stats.output_tokens)
         return Completion("".join(pieces).strip(), stats.input_tokens, stats.output_tokens, attempts=stats.attempts)
+
+    async def reflect(self, reference: str, sources: list[Source]) -> str:
+        """At most two checked sentences on the verse of the day; "" without an LLM or when it fails (logged)."""
+        if self.llm is None:
+            return ""
+        text = " ".join(s.text for s in sources)
+        try:
+            completion = await self._complete(reflection_messages(reference, text), "reflection", {}, max_tokens=160)
+        except LLMError:
+            return ""
+        rules = AnswerRules(self.retriever.bible, [s.id for s in sources], "", self.config.crisis_contacts)
+        checked = " ".join(check_answer(completion.text, rules, final=False).text.split())
+        sentences = re.split(r"(?<=[.!?…])\s+", checked)
+        return " ".join(sentences[:2]).strip()
 
     # -- crisis ----------------------------------------------------------------------------
     async def _imminent(self, message: str, screening: Screening) -> Reply:

@@ -10,9 +10,12 @@ import sys
 from aiohttp import web
 
 from bot.app import App, build_app
+from bot.channels.inline import InlineVerses
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
+from bot.daily_round import DailyRound
+from bot.devotional import Devotional
 from bot.llm.base import LLMError
 from bot.llm.factory import LLMConfigError
 from bot.server import build_server
@@ -25,9 +28,13 @@ from retrieval.topics import ATTRIBUTION
 log = logging.getLogger("pastor")
 
 
+def translation(app: App) -> str:
+    """The attribution the translation's licence asks for wherever its text is shown."""
+    return edition_for(app.settings.corpus_path, app.retriever.bible.name).attribution
+
+
 def attribution(app: App) -> str:
-    edition = edition_for(app.settings.corpus_path, app.retriever.bible.name)
-    return edition.attribution + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
+    return translation(app) + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
 
 
 def conversation(app: App) -> Conversation:
@@ -35,14 +42,16 @@ def conversation(app: App) -> Conversation:
         return await status_text(app, full)
 
     app.metrics.watch_outbox(app.memory.inbox)
+    devotional = Devotional(app.words, app.memory, app.retriever.bible, translation(app)) if app.words else None
     return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
-                        voice=app.voice)
+                        voice=app.voice, devotional=devotional)
 
 
 def telegram_channel(app: App, core: Conversation) -> TelegramChannel:
     settings = app.settings
     return TelegramChannel(settings.telegram_bot_token.get_secret_value(), core, settings.telegram_api_base_url,
-                           file_base_url=settings.telegram_file_base_url)
+                           file_base_url=settings.telegram_file_base_url,
+                           inline=InlineVerses(app.retriever, translation(app)))
 
 
 def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, WhatsAppWebhook]:
@@ -54,7 +63,7 @@ def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, Wha
         raise SystemExit(f"WHATSAPP_ACCESS_TOKEN exige também: {', '.join(missing)}")
     graph = GraphClient(app.http, settings.whatsapp_api_base_url, settings.whatsapp_phone_number_id,
                         settings.whatsapp_access_token.get_secret_value())
-    channel = WhatsAppChannel(graph, core)
+    channel = WhatsAppChannel(graph, core, daily_template=settings.whatsapp_daily_template)
     return channel, WhatsAppWebhook(channel, settings.whatsapp_verify_token.get_secret_value(),
                                     settings.whatsapp_app_secret.get_secret_value())
 
@@ -119,6 +128,11 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         resumed = core.start()
         if resumed:
             started.append(f"retomadas {resumed} conversa(s) com mensagens ainda não entregues")
+        if app.words is not None:
+            app.daily_round = DailyRound(app.memory.subscriptions, app.words, core.accept,
+                                         lambda: {name for name, channel in core.channels.items() if channel.scheduled})
+            app.daily_round.start()
+            started.append(f"versículo do dia: rodada a cada minuto ({settings.timezone})")
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,
@@ -126,6 +140,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         await retention_job(app.memory, settings.retention_days, stop)
     finally:
         warming.cancel()
+        if app.daily_round is not None:
+            app.daily_round.stop()
         if telegram:
             await telegram.stop_intake()
         await runner.cleanup()  # no more webhooks: what arrived is stored

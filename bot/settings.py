@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 
 from retrieval.settings import RetrievalSettings
 
@@ -44,6 +45,9 @@ class Settings(RetrievalSettings):
     whatsapp_verify_token: SecretStr = SecretStr("")
     whatsapp_phone_number_id: str = ""
     whatsapp_api_base_url: str = "https://graph.facebook.com/v21.0"
+    whatsapp_daily_template: str = ""  # "name:language" of an approved template with one body variable
+
+    timezone: str = "America/Sao_Paulo"  # the day of the verse of the day and the subscribers' times
 
     http_host: str = "0.0.0.0"
     http_port: int = Field(default=8080, ge=1, le=65535)
@@ -53,6 +57,16 @@ class Settings(RetrievalSettings):
     shutdown_grace_seconds: float = Field(default=75.0, ge=0)  # in-flight answers may finish on stop
     log_level: str = "INFO"
     log_json: bool = False
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise ValueError(f"fuso horário desconhecido: {value!r} (use um nome IANA, ex.: America/Sao_Paulo)") \
+                from error
+        return value
 
     @property
     def admins(self) -> frozenset[str]:

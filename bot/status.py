@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
 
 from bot.llm.base import LLMError
 from bot.transcription import TranscriptionError
@@ -39,6 +40,7 @@ async def status_text(app, full: bool = True) -> str:
         if memory:
             lines.append(memory)
     lines.append(await _voice_line(app))
+    lines.append(_daily_line(app))
     pending, oldest = app.memory.inbox.backlog()
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
     lines.append(f"mensagens aguardando entrega: {pending}{waiting}")
@@ -46,6 +48,17 @@ async def status_text(app, full: bool = True) -> str:
     errors = app.errors.recent()
     lines.append(f"erros recentes: {len(errors)}" + (f" (último: {errors[-1]})" if errors else ""))
     return "\n".join(lines)
+
+
+def _daily_line(app) -> str:
+    """Subscriptions per channel and the last round of the verse of the day."""
+    counts = app.memory.subscriptions.count()
+    total = ", ".join(f"{n} no {channel.capitalize()}" for channel, n in sorted(counts.items())) or "nenhuma"
+    last = getattr(getattr(app, "daily_round", None), "last_run", {})
+    zone = app.words.timezone if getattr(app, "words", None) else None
+    when = (f"última rodada às {datetime.fromtimestamp(last['at'], zone):%H:%M}, {last['queued']} envio(s)"
+            if last else "rodada ainda não executada")
+    return f"versículo do dia: inscrições: {total} · {when}"
 
 
 async def _voice_line(app) -> str:

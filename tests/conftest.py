@@ -206,6 +206,7 @@ async def _no_sleep(_seconds):
 @pytest.fixture()
 def make_channel(tmp_path, mini_retriever, bot_api):
     """A TelegramChannel over the mini index, talking to the loopback Bot API; pass an LLM provider or None."""
+    from bot.channels.inline import InlineVerses
     from bot.channels.telegram import TelegramChannel
     from bot.conversation import Conversation
     from bot.memory import Memory
@@ -213,17 +214,36 @@ def make_channel(tmp_path, mini_retriever, bot_api):
 
     channels = []
 
-    def make(llm=None, rate_limit=None, memory=None, **core_options):
+    def make(llm=None, rate_limit=None, memory=None, daily_clock=None, inline=False, **core_options):
         mini_retriever.result_cache.clear()
         memory = memory or Memory.open(tmp_path / "pastor.db")
         pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
+        if daily_clock is not None:
+            core_options["devotional"] = devotional(pastor, daily_clock)
         core = Conversation(pastor, memory, _status, attribution="Bíblia de teste", rate_limit=rate_limit,
                             **{"sleep": _no_sleep, "admins": frozenset({"503"}), **core_options})
-        channel = TelegramChannel(bot_api.TOKEN, core, bot_api.url)
+        found = InlineVerses(mini_retriever, TRANSLATION) if inline else None
+        channel = TelegramChannel(bot_api.TOKEN, core, bot_api.url, inline=found)
         channels.append(channel)
         return channel
 
     yield make
+
+
+TRANSLATION = "Bíblia de teste, texto inventado para os testes"
+
+
+def devotional(pastor, clock):
+    """The verse of the day, subscriptions and cards over the pastor's retriever and memory, at ``clock``."""
+    from zoneinfo import ZoneInfo
+
+    from bot.daily import DailyVerses, VerseOfTheDay
+    from bot.devotional import Devotional
+
+    bible = pastor.retriever.bible
+    words = VerseOfTheDay(DailyVerses.load(bible), bible, pastor.memory.subscriptions,
+                          pastor.reflect if pastor.llm else None, ZoneInfo("America/Sao_Paulo"), clock)
+    return Devotional(words, pastor.memory, bible, TRANSLATION)
 
 
 async def started(channel):
@@ -256,13 +276,15 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
     cores = []
     async with httpx.AsyncClient() as http:
         async def make(llm=None, typing_every: float = TYPING_EVERY, crisis_contacts: str = "", status=_status,
-                       **core_options):
+                       daily_clock=None, daily_template: str = "", **core_options):
             mini_retriever.result_cache.clear()
             memory = Memory.open(tmp_path / "pastor.db")
             pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts))
+            if daily_clock is not None:
+                core_options["devotional"] = devotional(pastor, daily_clock)
             core = Conversation(pastor, memory, status, **{"sleep": _no_sleep, **core_options})
             graph = GraphClient(http, graph_api.url, FakeGraphAPI.PHONE_ID, FakeGraphAPI.TOKEN)
-            channel = WhatsAppChannel(graph, core, typing_every=typing_every)
+            channel = WhatsAppChannel(graph, core, typing_every=typing_every, daily_template=daily_template)
             client = await aiohttp_client_factory(build_server(lambda: {"index": True},
                                                                [WhatsAppWebhook(channel, VERIFY_TOKEN, APP_SECRET)]))
             core.start(sweep_every=0.2)

@@ -61,8 +61,9 @@ async def test_full_answer_with_button_then_sources_on_press(whatsapp, graph_api
                      "typing_indicator": {"type": "text"}, "_ok": True}]
     text, button = graph_api.sent()
     assert text["type"] == "text" and "Salmos 23:1" in text["text"]["body"] and text["to"] == "5511988887777"
-    assert button["interactive"]["action"]["buttons"] == [{"type": "reply", "reply": {"id": "fontes",
-                                                                                      "title": "📖 Ver fontes"}}]
+    assert button["interactive"]["action"]["buttons"] == [
+        {"type": "reply", "reply": {"id": "fontes", "title": "📖 Ver fontes"}},
+        {"type": "reply", "reply": {"id": "imagem:PSA.23.1", "title": "🖼️ Imagem"}}]
     press = whatsapp_delivery("5511988887777", "wamid.A3", type="interactive", interactive={
         "type": "button_reply", "button_reply": {"id": "fontes", "title": "📖 Ver fontes"}})
     await deliver(client, channel, press)

@@ -47,3 +47,23 @@ VOICE_EMPTY = ("Não consegui entender o que foi dito no áudio. Pode tentar de 
 VOICE_FAILED = ("Recebi seu áudio, mas o serviço que transcreve a voz não respondeu agora. Pode tentar de novo em "
                 "alguns minutos ou me escrever?")
 VOICE_UNAVAILABLE = ("Recebi seu áudio, mas não consegui baixá-lo. Pode enviar de novo ou me escrever?")
+DAILY_TITLE = "☀️ Versículo do dia — {date}"
+DAILY_STOP_TELEGRAM = "Para não receber mais: /parar"
+DAILY_STOP_WHATSAPP = "Para não receber mais, escreva *parar*."
+DAILY_SUBSCRIBED = ("Combinado: todos os dias às {time} ({zone}) eu envio o versículo do dia, com uma breve "
+                    "reflexão. Para mudar o horário, use {command} de novo com outro horário; para parar, {stop}.")
+DAILY_CURRENT = "Você recebe o versículo do dia às {time} ({zone}). Para mudar: {command} 6:45. Para parar: {stop}."
+DAILY_NONE = ("Você ainda não recebe o versículo do dia. Diga o horário, por exemplo {command} 7:30, e eu envio "
+              "todos os dias ({zone}).")
+DAILY_BAD_TIME = "Não entendi o horário \"{given}\". Use horas e minutos, por exemplo {command} 7:30 ou {command} 21h."
+DAILY_STOPPED = "Pronto: você não recebe mais o versículo do dia. Quando quiser voltar, é só usar {command} 7:30."
+DAILY_NOT_SUBSCRIBED = "Você não está inscrito no versículo do dia. Para se inscrever: {command} 7:30."
+DAILY_UNAVAILABLE = ("O envio diário ainda não está disponível por aqui: o WhatsApp só permite mensagens que a "
+                     "pessoa não pediu por meio de um modelo aprovado, e este serviço ainda não tem um. Você pode "
+                     "pedir o versículo do dia quando quiser, escrevendo *versículo*.")
+CARD_WHICH = ("De qual versículo você quer a imagem? Escreva, por exemplo, {command} João 3:16, ou peça depois de "
+              "uma resposta.")
+CARD_MISSING = "Não encontrei \"{given}\" no texto bíblico. Confira o livro, o capítulo e o versículo."
+CARD_TOO_LONG = ("Esse trecho é longo demais para caber numa imagem legível. Escolha até alguns versículos, por "
+                 "exemplo {command} Salmos 23:1-3.")
+CARD_BUTTON = "🖼️ Imagem do versículo"

@@ -7,27 +7,34 @@ what acknowledges them).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import json
 import logging
+from dataclasses import asdict
 
 from aiohttp import web
-from telegram import BotCommand, InlineKeyboardMarkup, Update
+from telegram import BotCommand, InlineKeyboardMarkup, InlineQueryResultArticle, InputTextMessageContent, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, Application, ExtBot
 from telegram.request import HTTPXRequest
 
+from bot.card import Card
+from bot.card import render as render_card
 from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
+from bot.channels.inline import InlineVerses
 from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
+from bot.outgoing import card_button_data
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
+from corpus.text import fold
 
 log = logging.getLogger("pastor.telegram")
 
@@ -37,9 +44,13 @@ BOT_COMMANDS = [
     BotCommand("fontes", "Versículos da última resposta"),
     BotCommand("status", "Estado do índice e do modelo"),
     BotCommand("nova", "Começar uma conversa nova"),
+    BotCommand("versiculo", "O versículo do dia"),
+    BotCommand("diario", "Receber o versículo do dia num horário (ex.: /diario 7:30)"),
+    BotCommand("parar", "Parar de receber o versículo do dia"),
+    BotCommand("imagem", "Imagem de um versículo (ex.: /imagem João 3:16)"),
     BotCommand("apagar", "Apagar tudo o que guardei desta conversa"),
 ]
-ALLOWED_UPDATES = ["message", "callback_query"]
+ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -65,10 +76,13 @@ class TelegramChannel:
     """Turns updates into `Inbound`, renders the core's answers as Bot API calls and makes them."""
 
     name = "telegram"
+    scheduled = True
+    command_style = "/{}"
 
     def __init__(self, token: str, conversation: Conversation, api_base_url: str = "https://api.telegram.org",
-                 rate_limiter=None, file_base_url: str = ""):
-        self.conversation = conversation
+                 rate_limiter=None, file_base_url: str = "", inline: InlineVerses | None = None):
+        self.conversation, self.inline = conversation, inline
+        self._inline_tasks: set[asyncio.Task] = set()
         base = api_base_url.rstrip("/")
         files = file_base_url.rstrip("/") or f"{base}/file/bot"  # voice notes are downloaded from here
         bot = InboxBot(token, base_url=f"{base}/bot", base_file_url=files, on_updates=self._polled,
@@ -112,7 +126,13 @@ class TelegramChannel:
             self.accept(update)
 
     def accept(self, update: Update) -> bool:
-        """Store one update for the core; False when it is not for us or was seen before."""
+        """Store one update for the core; False when it is not for us or was seen before. Inline queries are
+        answered at once, outside the inbox (a person waiting for suggestions retypes rather than waits)."""
+        if update.inline_query is not None:
+            task = asyncio.get_running_loop().create_task(self._answer_inline(update.inline_query))
+            self._inline_tasks.add(task)
+            task.add_done_callback(self._inline_tasks.discard)
+            return False
         inbound = self.inbound(update)
         return inbound is not None and self.conversation.accept(inbound)
 
@@ -124,7 +144,7 @@ class TelegramChannel:
         chat_id, update_id = str(chat.id), str(update.update_id)
         query = update.callback_query
         if query is not None:
-            if query.data not in ("apagar:sim", "apagar:nao"):
+            if query.data not in ("apagar:sim", "apagar:nao") and not str(query.data).startswith("imagem:"):
                 return None
             meta = {"callback_id": query.id, "message_id": query.message.message_id if query.message else None}
             return Inbound(self.name, chat_id, update_id, "button", query.data, meta)
@@ -144,7 +164,9 @@ class TelegramChannel:
         if self.bot.username:
             text = text.replace(f"@{self.bot.username}", "").strip()
         if text.startswith("/"):
-            command = text[1:].split(maxsplit=1)[0].split("@")[0].lower() if len(text) > 1 else ""
+            words = text[1:].split(maxsplit=1)
+            command = fold(words[0].split("@")[0]) if words else ""
+            meta["args"] = words[1] if len(words) > 1 else ""
             return Inbound(self.name, chat_id, update_id, "command", command if command in COMMANDS else "ajuda",
                            meta)
         return Inbound(self.name, chat_id, update_id, "text", text, meta)
@@ -165,7 +187,16 @@ class TelegramChannel:
                 parts += [{"method": "sendMessage", "text": p, "parse_mode": "HTML"}
                           for p in telegram_html_parts(item.text)]
             elif item.kind in ("sources", "sources_list"):
-                parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML"})
+                parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
+                              "reply_markup": _card_button(item.sources)})
+            elif item.kind in ("daily", "daily_scheduled"):
+                text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.kind == "daily_scheduled" else "")
+                parts.append({"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)})
+            elif item.kind == "card" and item.card is not None:
+                if inbound.meta.get("callback_id"):  # stop the button's spinner
+                    parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
+                                  "optional": True})
+                parts.append({"method": "sendPhoto", "card": asdict(item.card), "caption": item.text})
             elif item.kind == "erase_confirm":
                 parts.append({"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS})
             elif item.kind == "erase_done" and inbound.meta.get("callback_id"):
@@ -186,6 +217,9 @@ class TelegramChannel:
                                             disable_web_page_preview=True,
                                             reply_markup=InlineKeyboardMarkup.de_json(markup, self.bot) if markup
                                             else None)
+            elif method == "sendPhoto":
+                photo = await asyncio.to_thread(render_card, Card(**part["card"]))
+                await self.bot.send_photo(chat_id, photo, caption=part["caption"][:1024])
             elif method == "editMessageText":
                 await self.bot.edit_message_text(part["text"], chat_id=chat_id, message_id=part["message_id"])
             elif method == "answerCallbackQuery":
@@ -198,9 +232,22 @@ class TelegramChannel:
             if part.get("optional"):
                 log.info("%s recusado pelo Telegram (ignorado): %s", method, error)
                 return
-            raise DeliveryError(f"Bot API recusou {method}: {type(error).__name__}: {error}", permanent=True) from None
+            raise DeliveryError(f"Bot API recusou {method}: {type(error).__name__}: {error}", permanent=True,
+                                unreachable=isinstance(error, Forbidden)) from None
         except TelegramError as error:
             raise DeliveryError(f"Bot API falhou em {method}: {type(error).__name__}: {error}") from None
+
+    async def _answer_inline(self, query) -> None:
+        """Offer the verses for an inline query (an empty list when there is nothing to offer)."""
+        try:
+            found = await self.inline.find(query.query) if self.inline else []
+            results = [InlineQueryResultArticle(f"{n}-{v.id}"[:64], v.title, InputTextMessageContent(v.message),
+                                                description=v.description) for n, v in enumerate(found)]
+            await self.bot.answer_inline_query(query.id, results, cache_time=300, is_personal=False)
+        except TelegramError as error:  # a query answered too late is simply gone
+            log.info("consulta inline não respondida: %s: %s", type(error).__name__, error)
+        except Exception as error:
+            log.error("consulta inline falhou: %s: %s", type(error).__name__, error)
 
     async def fetch_audio(self, inbound: Inbound) -> Audio:
         """getFile, then the download from the file server; in memory only."""
@@ -231,6 +278,13 @@ class TelegramChannel:
             self.drafts = False
             log.warning("a Bot API recusou rascunhos (sendMessageDraft: %s): as respostas aparecem inteiras, "
                         "com \"digitando…\" enquanto se formam", type(error).__name__)
+
+
+def _card_button(sources) -> dict | None:
+    """The button under a passage that asks for its verse card."""
+    if not sources:
+        return None
+    return {"inline_keyboard": [[{"text": messages.CARD_BUTTON, "callback_data": card_button_data(sources)}]]}
 
 
 def _voice_meta(message, media) -> dict:

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import hmac
 import json
 import logging
+from dataclasses import asdict
 
 import httpx
 from aiohttp import web
 
+from bot.card import Card
+from bot.card import render as render_card
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
 from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
+from bot.outgoing import card_button_data
+from bot.subscriptions import parse_time
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
+from corpus.references import parse_reference
+from corpus.text import fold
 
 log = logging.getLogger("pastor.whatsapp")
 
@@ -26,6 +34,8 @@ LIMIT = 4096
 SOURCES_BUTTON = ("fontes", "📖 Ver fontes")
 ERASE_BUTTONS = [("apagar:sim", "Sim, apagar tudo"), ("apagar:nao", "Cancelar")]
 OUTSIDE_WINDOW = 131047  # the 24-hour customer service window is closed
+UNREACHABLE = {131026, 131050}  # undeliverable (blocked, no WhatsApp); the person stopped such messages
+CARD_BUTTON_TITLE = "🖼️ Imagem"
 TYPING_EVERY = 20.0  # the indicator lasts ~25 s or until the answer is sent
 
 
@@ -59,6 +69,19 @@ class GraphClient:
             raise AudioUnavailable(f"download da mídia: HTTP {download.status_code}")
         return download.content, str(info.get("mime_type") or download.headers.get("content-type", "audio/ogg"))
 
+    async def upload(self, data: bytes, mime: str, filename: str) -> str:
+        """POST /<phone-number-id>/media (multipart): the media id to send."""
+        try:
+            response = await self.client.post(self.url.removesuffix("/messages") + "/media", headers=self._headers,
+                                              data={"messaging_product": "whatsapp", "type": mime},
+                                              files={"file": (filename, data, mime)}, timeout=60.0)
+        except httpx.HTTPError as error:
+            raise DeliveryError(f"Graph API inacessível: {type(error).__name__}") from None
+        if response.status_code >= 400:
+            raise DeliveryError(f"Graph API HTTP {response.status_code} ao enviar a mídia",
+                                permanent=response.status_code < 500 and response.status_code != 429)
+        return str(response.json()["id"])
+
     async def post(self, payload: dict) -> dict:
         body = {"messaging_product": "whatsapp", **payload}
         try:
@@ -76,16 +99,22 @@ class GraphClient:
         retry_after = response.headers.get("retry-after", "")
         permanent = response.status_code < 500 and response.status_code != 429
         raise DeliveryError(reason, retry_after=float(retry_after) if retry_after.isdigit() else None,
-                            permanent=permanent, code=code if isinstance(code, int) else None)
+                            permanent=permanent, code=code if isinstance(code, int) else None,
+                            unreachable=code in UNREACHABLE)
 
 
 class WhatsAppChannel:
     """Turns deliveries into `Inbound`, renders the core's answers as Graph API messages and sends them."""
 
     name = "whatsapp"
+    command_style = "*{}*"
 
-    def __init__(self, graph: GraphClient, conversation: Conversation, typing_every: float = TYPING_EVERY):
+    def __init__(self, graph: GraphClient, conversation: Conversation, typing_every: float = TYPING_EVERY,
+                 daily_template: str = ""):
         self.graph, self.conversation, self.typing_every = graph, conversation, typing_every
+        name, _, language = daily_template.partition(":")
+        self.template = (name.strip(), language.strip() or "pt_BR") if name.strip() else None
+        self.scheduled = self.template is not None  # Meta allows unrequested messages only as approved templates
         conversation.register(self)
 
     # -- out ---------------------------------------------------------------------------------------
@@ -95,7 +124,16 @@ class WhatsAppChannel:
             if item.kind == "answer":
                 parts += [_text(p) for p in split_message(item.text, LIMIT)]
             elif item.kind == "sources":
-                parts.append(_buttons(messages.SOURCES_OFFER, [SOURCES_BUTTON]))
+                parts.append(_buttons(messages.SOURCES_OFFER,
+                                      [SOURCES_BUTTON, (card_button_data(item.sources), CARD_BUTTON_TITLE)]))
+            elif item.kind == "daily_scheduled" and self.template is not None:
+                parts.append(_template(*self.template, _daily_parameter(item)))
+            elif item.kind in ("daily", "daily_scheduled"):
+                text = item.text + (f"\n\n{messages.DAILY_STOP_WHATSAPP}" if item.kind == "daily_scheduled" else "")
+                parts.append(_buttons(text, [(card_button_data(item.sources), CARD_BUTTON_TITLE)])
+                             if len(text) <= 1024 else _text(text))
+            elif item.kind == "card" and item.card is not None:
+                parts.append({"type": "card", "card": asdict(item.card), "caption": item.text[:1024]})
             elif item.kind == "sources_list":
                 parts += [_text(p) for p in split_message(sources_plain(list(item.sources)), LIMIT)]
             elif item.kind == "erase_confirm":
@@ -105,6 +143,10 @@ class WhatsAppChannel:
         return parts
 
     async def deliver(self, chat_id: str, part: dict) -> None:
+        if part.get("type") == "card":  # drawn and uploaded at send time: the inbox keeps only its words
+            png = await asyncio.to_thread(render_card, Card(**part["card"]))
+            media_id = await self.graph.upload(png, "image/png", "versiculo.png")
+            part = {"type": "image", "image": {"id": media_id, "caption": part["caption"]}}
         try:
             await self.graph.post({"recipient_type": "individual", "to": chat_id, **part})
         except DeliveryError as error:
@@ -133,6 +175,19 @@ class WhatsAppChannel:
 
 def _text(body: str) -> dict:
     return {"type": "text", "text": {"preview_url": False, "body": body}}
+
+
+def _daily_parameter(item: Outgoing) -> str:
+    """The template's one body parameter: the passage and its reference, on one line (Meta refuses newlines)."""
+    text = " ".join(" ".join(s.text for s in item.sources).split())
+    first, last = item.sources[0], item.sources[-1]
+    reference = first.reference if first == last else f"{first.reference}-{last.id.rsplit('.', 1)[1]}"
+    return f"“{text}” ({reference})"
+
+
+def _template(name: str, language: str, parameter: str) -> dict:
+    return {"type": "template", "template": {"name": name, "language": {"code": language}, "components": [
+        {"type": "body", "parameters": [{"type": "text", "text": parameter}]}]}}
 
 
 def _buttons(body: str, buttons: list[tuple[str, str]]) -> dict:
@@ -173,10 +228,27 @@ def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
         return Inbound("whatsapp", sender, wamid, "other", "", meta)
     text = _dict(message.get("text", {}), "text").get("body")
     text = text if isinstance(text, str) else ""
-    command = text.strip().lower().lstrip("/")
-    if command in COMMANDS and command != "start":
-        return Inbound("whatsapp", sender, wamid, "command", command, meta)
+    command = command_of(text)
+    if command is not None:
+        name, args = command
+        return Inbound("whatsapp", sender, wamid, "command", name, {**meta, "args": args})
     return Inbound("whatsapp", sender, wamid, "text", text, meta)
+
+
+def command_of(text: str) -> tuple[str, str] | None:
+    """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16"
+    (only with a time or a reference after them: any other message is for the pastor)."""
+    words = text.strip().lstrip("/").split(maxsplit=1)
+    if not words:
+        return None
+    name, args = fold(words[0]).rstrip(".!"), words[1].strip() if len(words) > 1 else ""
+    if name not in COMMANDS or name == "start":
+        return None
+    if not args:
+        return name, ""
+    if (name == "diario" and parse_time(args)) or (name == "imagem" and parse_reference(args)):
+        return name, args
+    return None
 
 
 def _list(value, what: str) -> list:

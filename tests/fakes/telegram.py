@@ -16,7 +16,7 @@ class FakeBotAPI(LoopbackPeer):
 
     TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstuvwxyz"
     BOT = {"id": 123456, "is_bot": True, "first_name": "Pastor", "username": "pastor_online_bot",
-           "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+           "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": True}
 
     def __init__(self):
         self.calls: list[tuple[str, dict]] = []
@@ -25,6 +25,7 @@ class FakeBotAPI(LoopbackPeer):
         self.storm_until = 0.0  # loop time until which every sendMessage gets a 429
         self.files: dict[str, bytes] = {}  # file_id -> content, for getFile and the file server
         self.refuse_drafts = False  # an older Bot API server: sendMessageDraft is an unknown method (404)
+        self.blocked: set[int] = set()  # chats whose person blocked the bot: sending gets a 403
         self._updates: list[dict] = []
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
@@ -100,6 +101,11 @@ class FakeBotAPI(LoopbackPeer):
             "message": {"message_id": message_id, "date": 1796000000, "chat": {"id": chat_id, "type": "private"},
                         "from": self.BOT, "text": "Quer mesmo apagar?"}}}
 
+    def inline_query(self, user_id: int, query: str) -> dict:
+        return {"update_id": self.update_id(), "inline_query": {
+            "id": f"iq{self._next_update}", "from": {"id": user_id, "is_bot": False, "first_name": "Ana"},
+            "query": query, "offset": ""}}
+
     def _new_message_id(self) -> int:
         self._next_message += 1
         return self._next_message
@@ -112,6 +118,9 @@ class FakeBotAPI(LoopbackPeer):
         params = dict(await request.post()) if request.can_read_body else {}
         if request.content_type == "application/json":
             params = await request.json()
+        for name, value in list(params.items()):  # multipart uploads (sendPhoto): keep the bytes
+            if isinstance(value, _web.FileField):
+                params[name] = value.file.read()
         self.calls.append((method, params))
         self.call_times.append(_asyncio.get_running_loop().time())
         if method == "sendMessageDraft" and self.refuse_drafts:
@@ -119,6 +128,9 @@ class FakeBotAPI(LoopbackPeer):
         if method == "sendMessage" and _asyncio.get_running_loop().time() < self.storm_until:
             return _web.json_response({"ok": False, "error_code": 429, "parameters": {"retry_after": 1},
                                        "description": "Too Many Requests: retry after 1"}, status=429)
+        if method.startswith("send") and method != "sendChatAction" and int(params.get("chat_id", 0)) in self.blocked:
+            return _web.json_response({"ok": False, "error_code": 403,
+                                       "description": "Forbidden: bot was blocked by the user"}, status=403)
         failures = self.failures.get(method)
         if failures:
             failure = failures.pop(0)
@@ -135,11 +147,16 @@ class FakeBotAPI(LoopbackPeer):
                 "file_path": f"voice/{file_id}.oga"}})
         if method == "getMe":
             return _web.json_response({"ok": True, "result": self.BOT})
-        if method in ("sendMessage", "editMessageText"):
+        if method in ("sendMessage", "editMessageText", "sendPhoto"):
             params["_ok"] = True
             chat = {"id": int(params["chat_id"]) if "chat_id" in params else 1, "type": "private"}
-            result = {"message_id": self._new_message_id(), "date": 1796000000, "chat": chat, "from": self.BOT,
-                      "text": params.get("text", "")}
+            result = {"message_id": self._new_message_id(), "date": 1796000000, "chat": chat, "from": self.BOT}
+            if method == "sendPhoto":
+                result.update(caption=params.get("caption", ""), photo=[
+                    {"file_id": f"photo{result['message_id']}", "file_unique_id": f"p{result['message_id']}",
+                     "width": 1080, "height": 1920, "file_size": len(params.get("photo", b""))}])
+            else:
+                result["text"] = params.get("text", "")
             return _web.json_response({"ok": True, "result": result})
         return _web.json_response({"ok": True, "result": True})
 

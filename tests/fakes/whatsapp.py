@@ -25,6 +25,7 @@ class FakeGraphAPI(LoopbackPeer):
 
     def routes(self, app: _web.Application) -> None:
         app.router.add_post("/{phone_id}/messages", self._messages)
+        app.router.add_post("/{phone_id}/media", self._upload)
         app.router.add_get("/{media_id}", self._media_url)
         app.router.add_get("/media/{media_id}/download", self._download)
 
@@ -56,6 +57,20 @@ class FakeGraphAPI(LoopbackPeer):
         self.downloads.append(media_id)
         data, mime = self.media[media_id]
         return _web.Response(body=data, content_type=mime.split(";")[0])
+
+    async def _upload(self, request):
+        """POST /<phone-number-id>/media, multipart (file, type, messaging_product): the new media id."""
+        assert request.match_info["phone_id"] == self.PHONE_ID
+        if not self._authorized(request):
+            return _web.json_response({"error": {"message": "Invalid OAuth access token.", "code": 190}}, status=401)
+        form = await request.post()
+        upload = form.get("file")
+        if form.get("messaging_product") != "whatsapp" or not isinstance(upload, _web.FileField):
+            return _web.json_response({"error": {"message": "(#100) The parameter file is required.",
+                                                 "code": 100}}, status=400)
+        media_id = f"upload{len(self.media) + 1}"
+        self.media[media_id] = (upload.file.read(), str(form.get("type") or upload.content_type))
+        return _web.json_response({"id": media_id})
 
     async def _messages(self, request):
         assert request.match_info["phone_id"] == self.PHONE_ID

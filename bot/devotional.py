@@ -1,0 +1,109 @@
+"""The pastor who also comes by: the verse of the day, daily subscriptions and verse cards, for every channel."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+from bot.card import MAX_CHARS, Card
+from bot.channels import messages
+from bot.daily import DailyWord, VerseOfTheDay, passage_label, sources_of
+from bot.inbox import Inbound
+from bot.memory import Memory
+from bot.outgoing import Outgoing
+from bot.subscriptions import parse_time
+from corpus.bible import Bible
+from corpus.references import parse_reference, verses_of
+
+log = logging.getLogger("pastor.daily")
+
+ZONE_NAMES = {"America/Sao_Paulo": "horário de Brasília"}
+
+
+class Devotional:
+    """Answers /versiculo, /diario, /parar, /imagem and the card buttons, and writes the scheduled word."""
+
+    def __init__(self, words: VerseOfTheDay, memory: Memory, bible: Bible, translation: str):
+        self.words, self.memory, self.bible, self.translation = words, memory, bible, translation
+        self.subscriptions = memory.subscriptions
+        key = words.timezone.key
+        self.zone = ZONE_NAMES.get(key, key)
+
+    async def command(self, channel, inbound: Inbound) -> list[Outgoing]:
+        name, args = inbound.text, str(inbound.meta.get("args", "")).strip()
+        style = getattr(channel, "command_style", "/{}")
+        words = {"command": style.format(name), "stop": style.format("parar"), "zone": self.zone}
+        if name == "versiculo":
+            return [self._daily("daily", await self.words.word())]
+        if name == "imagem":
+            return self._card_for(args, inbound.chat_id, style.format("imagem"))
+        if not getattr(channel, "scheduled", True):
+            return [Outgoing("notice", messages.DAILY_UNAVAILABLE)]
+        if name == "parar":
+            done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
+            words["command"] = style.format("diario")
+            return [Outgoing("notice", (messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
+                             .format(**words))]
+        current = self.subscriptions.get(inbound.channel, inbound.chat_id)
+        if not args:
+            return [Outgoing("notice", messages.DAILY_CURRENT.format(time=current.time, **words) if current
+                             else messages.DAILY_NONE.format(**words))]
+        when = parse_time(args)
+        if when is None:
+            return [Outgoing("notice", messages.DAILY_BAD_TIME.format(given=args[:40], **words))]
+        subscription = self.subscriptions.subscribe(inbound.channel, inbound.chat_id, *when, self.words.now())
+        log.info("inscrição no versículo do dia às %s (%s)", subscription.time, inbound.channel)
+        return [Outgoing("notice", messages.DAILY_SUBSCRIBED.format(time=subscription.time, **words))]
+
+    async def scheduled(self, inbound: Inbound) -> list[Outgoing]:
+        """The word queued by the daily round; nothing when the person stopped it meanwhile."""
+        if self.subscriptions.get(inbound.channel, inbound.chat_id) is None:
+            return []
+        return [self._daily("daily_scheduled", await self.words.word(date.fromisoformat(inbound.meta["date"])))]
+
+    def button(self, data: str) -> list[Outgoing]:
+        """A card button ("imagem:JHN.3.16,JHN.3.17")."""
+        verses = [v for v in (self._verse(i) for i in data.removeprefix("imagem:").split(",")) if v is not None]
+        return self._card(verses) if verses else [Outgoing("notice", messages.CARD_WHICH.format(command="/imagem"))]
+
+    def unreachable(self, inbound: Inbound, reason: str) -> None:
+        """The person blocked the bot: no more daily words for them."""
+        if self.subscriptions.cancel(inbound.channel, inbound.chat_id):
+            log.warning("versículo do dia: inscrição cancelada, a pessoa bloqueou o bot (%s): %s", inbound.channel,
+                        reason[:120])
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _daily(self, kind: str, word: DailyWord) -> Outgoing:
+        lines = [messages.DAILY_TITLE.format(date=word.day.strftime("%d/%m/%Y")), f"“{word.text}” ({word.reference})"]
+        if word.reflection:
+            lines.append(word.reflection)
+        lines.append(self.translation)
+        return Outgoing(kind, "\n\n".join(lines), word.sources)
+
+    def _card_for(self, args: str, chat_id: str, command: str) -> list[Outgoing]:
+        if not args:
+            _, sources = self.memory.last_sources(chat_id)
+            if not sources:
+                return [Outgoing("notice", messages.CARD_WHICH.format(command=command))]
+            return self.button("imagem:" + sources[0].id)
+        ref = parse_reference(args)
+        verses = verses_of(ref, self.bible) if ref else []
+        if not verses:
+            return [Outgoing("notice", messages.CARD_MISSING.format(given=args[:60]))]
+        if sum(len(v.text) for v in verses) > MAX_CHARS:
+            return [Outgoing("notice", messages.CARD_TOO_LONG.format(command=command))]
+        return self._card(verses)
+
+    def _card(self, verses) -> list[Outgoing]:
+        if sum(len(v.text) for v in verses) > MAX_CHARS:
+            verses = verses[:1]
+        reference, text = passage_label(verses), " ".join(v.text for v in verses)
+        card = Card(text, reference, self.translation)
+        return [Outgoing("card", f"“{text}” ({reference})\n{self.translation}", sources_of(verses), card=card)]
+
+    def _verse(self, verse_id: str):
+        parts = verse_id.split(".")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            return None
+        return self.bible.get(parts[0], int(parts[1]), int(parts[2]))
+

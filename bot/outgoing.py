@@ -1,0 +1,40 @@
+"""What the conversation core asks a channel to show: one `Outgoing` per thing to tell the person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.card import Card
+from bot.reply import Source
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One thing to tell the person; the channel decides how it looks on the wire.
+
+    kinds: "answer" (the pastor's reply), "sources" (the verses under an answer), "sources_list"
+    (/fontes), "notice" (a fixed text), "help", "erase_confirm", "erase_done", "daily" (the verse of
+    the day, asked for), "daily_scheduled" (the same, sent at the subscriber's time), "card" (a verse
+    card image, ``text`` its caption).
+    """
+
+    kind: str
+    text: str = ""
+    sources: tuple[Source, ...] = ()
+    status: str = ""  # for an "answer": the pastor's status, counted in the metrics once it is delivered
+    card: Card | None = None
+
+
+def card_button_data(sources: tuple[Source, ...] | list[Source]) -> str:
+    """The button payload that asks for a card of the first passage of ``sources`` (the first verse and those
+    that follow it directly): "imagem:PHP.4.6,PHP.4.7", at most 64 bytes (Telegram's limit)."""
+    data, previous = "imagem:", None
+    for source in sources:
+        book, chapter, verse = source.id.split(".")
+        if previous is not None and previous != (book, chapter, int(verse) - 1):
+            break
+        candidate = f"{data}{',' if previous else ''}{source.id}"
+        if len(candidate.encode()) > 64:
+            break
+        data, previous = candidate, (book, chapter, int(verse))
+    return data
