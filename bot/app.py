@@ -108,8 +108,12 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
     pastor = Pastor(retriever, memory, llm, config, metrics)
-    words = VerseOfTheDay(DailyVerses.load(retriever.bible, retriever.topics, retriever.tones), retriever.bible,
-                          memory.subscriptions, pastor.reflect if llm else None, ZoneInfo(settings.timezone))
+    words = None
+    try:
+        words = VerseOfTheDay(DailyVerses.load(retriever.bible, retriever.topics, retriever.tones), retriever.bible,
+                              memory.subscriptions, pastor.reflect if llm else None, ZoneInfo(settings.timezone))
+    except ValueError as error:  # a corpus without any of the listed passages: the rest of the bot still works
+        log.error("versículo do dia desativado: %s (edite bot/data/daily_verses.toml)", error)
     app = App(settings, IndexConfig.from_settings(settings), retriever, memory, pastor, http, metrics,
               voice=VoiceNotes(transcriber, settings.voice_max_seconds, metrics) if transcriber else None,
               words=words)

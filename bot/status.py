@@ -50,10 +50,14 @@ async def status_text(app, full: bool = True) -> str:
     return "\n".join(lines)
 
 
+CHANNEL_NAMES = {"telegram": "Telegram", "whatsapp": "WhatsApp"}
+
+
 def _daily_line(app) -> str:
     """Subscriptions per channel and the last round of the verse of the day."""
     counts = app.memory.subscriptions.count()
-    total = ", ".join(f"{n} no {channel.capitalize()}" for channel, n in sorted(counts.items())) or "nenhuma"
+    total = ", ".join(f"{n} no {CHANNEL_NAMES.get(channel, channel)}" for channel, n in sorted(counts.items()))
+    total = total or "nenhuma"
     last = getattr(getattr(app, "daily_round", None), "last_run", {})
     zone = app.words.timezone if getattr(app, "words", None) else None
     when = (f"última rodada às {datetime.fromtimestamp(last['at'], zone):%H:%M}, {last['queued']} envio(s)"

@@ -28,15 +28,19 @@ def bot_env(mini_index, bot_api, graph_api, llm_server, port: int) -> dict:
 async def start_bot(env: dict, port: int) -> asyncio.subprocess.Process:
     process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
                                                    stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL)
+    deadline = asyncio.get_running_loop().time() + 150  # a loaded 2-core CI machine starts slowly
     async with httpx.AsyncClient() as client:
-        for _ in range(600):
+        while asyncio.get_running_loop().time() < deadline and process.returncode is None:
             try:
                 if (await client.get(f"http://127.0.0.1:{port}/readyz")).status_code == 200:
                     return process
             except httpx.HTTPError:
                 pass
             await asyncio.sleep(0.1)
-    raise AssertionError("o bot não ficou pronto")
+    if process.returncode is None:
+        process.kill()
+    _, err = await process.communicate()
+    raise AssertionError(f"o bot não ficou pronto:\n{err.decode()[-3000:]}")
 
 
 async def until(condition, timeout: float = 60) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 import httpx
 
@@ -69,12 +71,21 @@ async def test_readyz_reports_each_check(aiohttp_client_factory):
 
 async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_server, tmp_path):
     async with httpx.AsyncClient() as http:
+        memory = Memory.open(tmp_path / "m.db")
+        noon = datetime(2026, 11, 30, 12, 0, tzinfo=ZoneInfo("America/Sao_Paulo"))
+        for chat in ("1", "2"):
+            memory.subscriptions.subscribe("telegram", chat, 7, 30, noon)
+        memory.subscriptions.subscribe("whatsapp", "5511", 6, 0, noon)
+        words = SimpleNamespace(timezone=ZoneInfo("America/Sao_Paulo"))
+        rounds = SimpleNamespace(last_run={"at": datetime(2026, 11, 30, 7, 31, tzinfo=words.timezone).timestamp(),
+                                           "queued": 2})
+
         def app_with(url):
             pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"))
             return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
                                    started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]),
-                                   memory=Memory.open(tmp_path / "m.db"), ready=lambda: {"index": True},
-                                   warm_up={"seconds": 2.5})
+                                   memory=memory, ready=lambda: {"index": True}, warm_up={"seconds": 2.5},
+                                   words=words, daily_round=rounds)
         up = await status_text(app_with(llm_server.url))
         down = await status_text(app_with("http://127.0.0.1:9"))
         short_up = await status_text(app_with(llm_server.url), full=False)
@@ -88,6 +99,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
     assert "NÃO respondeu (falha de rede)" in down
     assert "modelo na memória: não (aquecido em 2,5 s ao iniciar)" in up  # loaded at start, unloaded since
     assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
+    assert "versículo do dia: inscrições: 2 no Telegram, 1 no WhatsApp · última rodada às 07:31, 2 envio(s)" in up
 
 
 async def test_a_model_that_cannot_be_loaded_is_reported_loudly(llm_server, caplog):

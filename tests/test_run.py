@@ -155,3 +155,72 @@ async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, grap
     assert wa_heard == heard["text"] and "Salmos 56" in wa_answer
     for secret in (stt.KEY, bot_api.TOKEN, graph_api.TOKEN, APP_SECRET):
         assert secret not in log
+
+
+async def test_the_daily_word_fires_once_at_its_time_across_restarts(mini_index, bot_api, tmp_path):
+    """Subscribe for the coming minute, restart before it (the 7:29 restart), get the word once at the time,
+    restart again (no second word); /versiculo, /imagem and inline mode through the same process."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    port = free_port()
+    env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(tmp_path / "data"),
+           "TOPICS_PATH": "", "LLM_PROVIDER": "none", "TELEGRAM_BOT_TOKEN": bot_api.TOKEN,
+           "TELEGRAM_API_BASE_URL": bot_api.url, "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(port),
+           "TIMEZONE": "America/Sao_Paulo"}
+    shutil.copytree(mini_index.data_dir, tmp_path / "data")
+
+    async def start():
+        return await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
+                                                    stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+
+    async def stop(process) -> str:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+        assert process.returncode == 0, err.decode()
+        return err.decode()
+
+    def words() -> list[dict]:
+        return [m for m in bot_api.delivered(811) if m["text"].startswith("☀️ Versículo do dia")]
+
+    process = await start()
+    try:
+        bot_api.push(bot_api.message(811, "/versiculo"))
+        asked = (await bot_api.wait_for_delivered(1, chat_id=811, timeout=90))[0]
+        assert asked["text"].startswith("☀️ Versículo do dia")
+        now = datetime.now(ZoneInfo("America/Sao_Paulo"))
+        when = now + timedelta(minutes=1 if now.second < 45 else 2)
+        bot_api.push(bot_api.message(811, f"/diario {when:%H:%M}"))
+        assert f"{when:%H:%M}" in (await bot_api.wait_for_delivered(2, chat_id=811))[1]["text"]
+    finally:
+        await stop(process)
+    assert datetime.now(ZoneInfo("America/Sao_Paulo")) < when.replace(second=0)  # restarted before the time
+    process = await start()
+    try:
+        deadline = asyncio.get_running_loop().time() + 200
+        while len(words()) < 2:
+            assert asyncio.get_running_loop().time() < deadline, bot_api.delivered(811)
+            await asyncio.sleep(0.2)
+        assert "/parar" in words()[1]["text"]
+        assert words()[1]["text"].split("\n\n")[1] == asked["text"].split("\n\n")[1]  # the same verse
+        bot_api.push(bot_api.message(811, "/imagem Salmos 23:1"))
+        photo = (await bot_api.wait_for(1, "sendPhoto", chat_id=811, timeout=30))[0]
+        assert photo["caption"].startswith("“O Senhor cuida de mim") and photo["photo"][:4] == b"\x89PNG"
+        bot_api.push(bot_api.inline_query(811, "Salmos 23:2"))
+        inline = (await bot_api.wait_for(1, "answerInlineQuery", timeout=30))[0]
+        assert "Ele me leva a descansar" in inline["results"]
+        log = await stop(process)
+    except BaseException:
+        await stop(process)
+        raise
+    assert "versículo do dia: 1 envio(s) na fila" in log
+    process = await start()  # restarted the same day, after the time: the start round sends nothing
+    try:
+        before = len(bot_api.sent(chat_id=811))
+        bot_api.push(bot_api.message(811, "/diario"))
+        current = (await bot_api.wait_for(before + 1, chat_id=811, timeout=90))[-1]
+        assert current["text"].startswith("Você recebe o versículo do dia")
+        await asyncio.sleep(1)
+    finally:
+        log = await stop(process)
+    assert len(words()) == 2 and "envio(s) na fila" not in log

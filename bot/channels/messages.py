@@ -16,14 +16,21 @@ HELP_WHATSAPP = (
     "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
     "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
     "Palavras que funcionam como comandos:\n*fontes* — versículos da última resposta\n"
+    "*versículo* — o versículo do dia\n*diário 7:30* — receber o versículo do dia nesse horário\n"
+    "*parar* — parar de receber o versículo do dia\n*imagem João 3:16* — imagem de um versículo para compartilhar\n"
     "*nova* — começar uma conversa nova\n*apagar* — apagar tudo o que guardei desta conversa\n"
     "*status* — estado do serviço\n*ajuda* — esta mensagem"
 )
 HELP = (
     "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
     "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
-    "Comandos:\n/fontes — versículos da última resposta\n/nova — começar uma conversa nova\n"
-    "/apagar — apagar tudo o que guardei desta conversa\n/status — estado do serviço\n/ajuda — esta mensagem"
+    "Comandos:\n/fontes — versículos da última resposta\n/versiculo — o versículo do dia\n"
+    "/diario 7:30 — receber o versículo do dia nesse horário (/diario mostra o horário atual)\n"
+    "/parar — parar de receber o versículo do dia\n/imagem João 3:16 — imagem de um versículo para compartilhar\n"
+    "/nova — começar uma conversa nova\n/apagar — apagar tudo o que guardei desta conversa\n"
+    "/status — estado do serviço\n/ajuda — esta mensagem\n\n"
+    "Em qualquer conversa, escreva @ e o nome deste bot seguido de uma referência ou de um assunto para "
+    "enviar versículos a alguém."
 )
 
 
@@ -31,7 +38,8 @@ def welcome(attribution: str) -> str:
     return (
         "Olá! Sou o Pastor Online, um assistente de conversa pastoral. Posso ouvir, orar com você e "
         "compartilhar palavras de consolo e orientação da Bíblia — sempre mostrando os versículos em que "
-        "me apoio.\n\n"
+        "me apoio. Também posso mandar um versículo do dia no horário que você escolher, e imagens de "
+        "versículos para compartilhar (veja /ajuda).\n\n"
         "O que eu não faço: não substituo o cuidado de um pastor, de um médico ou de um psicólogo, não dou "
         "diagnósticos nem conselhos médicos, jurídicos ou financeiros. Em situações de risco, procure "
         "imediatamente o serviço de emergência da sua região e pessoas de confiança.\n\n"
