@@ -167,7 +167,7 @@ class _Parser:
     def book_at(self, i: int) -> tuple[str, int, bool] | None:
         """(code, index after the name, ambiguous?) for a book name starting at token i."""
         ordinal = None
-        if self.kind(i) == "n" and self.values[i] in ("1", "2", "3"):
+        if self.kind(i) == "n" and self.values[i] in ("1", "2", "3", "4"):
             ordinal, i = int(self.values[i]), i + 1 + (self.kind(i + 1) == ".")
         elif self.word(i) in names.ORDINALS:
             ordinal, i = names.ORDINALS[self.values[i]], i + 1
@@ -202,7 +202,7 @@ class _Parser:
                 return code, end, self._needs_verse(form, i)
             if ordinal is not None and form in names.NUMBERED_FORMS:
                 codes = names.NUMBERED_FORMS[form]
-                if ordinal <= len(codes):
+                if ordinal <= len(codes) and codes[ordinal - 1]:
                     return codes[ordinal - 1], end, self._needs_verse(form, i)
                 return None
         return None

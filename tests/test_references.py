@@ -103,6 +103,20 @@ FORMS = [
     ("Jo 3:16, 2 Co 5:17", ["JHN.3.16", "2CO.5.17"]), ("Rm 8:28 e 1 Co 13", ["ROM.8.28", "1CO.13"]),
     ("Jd 3", ["JUD.1.3"]), ("Obadias 15", ["OBA.1.15"]), ("3 João 2", ["3JN.1.2"]), ("Fm 1", ["PHM.1"]),
     ("Jd 24-25", ["JUD.1.24-JUD.1.25"]),
+    # the old Catholic naming (1-2 Reinos = 1-2 Samuel, 3-4 Reinos = 1-2 Reis) with every ordinal form
+    ("1 Reinos 3:10", ["1SA.3.10"]), ("Segundo Reinos 7:12", ["2SA.7.12"]), ("3º Reinos 19:12", ["1KI.19.12"]),
+    ("4 Reinos 2:11", ["2KI.2.11"]), ("IV Reinos 2:11", ["2KI.2.11"]), ("Quarto Reinos 5:14", ["2KI.5.14"]),
+    ("I. Reinos 1:1", ["1SA.1.1"]), ("1a. Reinos 2:1", ["1SA.2.1"]), ("1. Reinos 1:1", ["1SA.1.1"]),
+    ("Primeira Reinos 1:1", ["1SA.1.1"]), ("2 Paralipômenos 7:14", ["2CH.7.14"]),
+    ("Cântico Superlativo 2:4", ["SNG.2.4"]), ("Cantico Superlativo 8:6", ["SNG.8.6"]),
+    # short abbreviations that are words or syllables: only with chapter and verse
+    ("Le 19:18", ["LEV.19.18"]), ("Ru 1:16", ["RUT.1.16"]), ("Je 29:11", ["JER.29.11"]), ("Da 6:22", ["DAN.6.22"]),
+    ("Ro 8:28", ["ROM.8.28"]), ("Pro 3:5", ["PRO.3.5"]), ("Oba 1:15", ["OBA.1.15"]), ("Êxod 14:14", ["EXO.14.14"]),
+    ("Flmn 1:4", ["PHM.1.4"]), ("Fmn 1:7", ["PHM.1.7"]), ("1 J 4:8", ["1JN.4.8"]), ("2 J 1:6", ["2JN.1.6"]),
+    ("3 J 1:4", ["3JN.1.4"]),
+    # USFM and OSIS codes typed as such
+    ("JHN.3.16", ["JHN.3.16"]), ("PHP.4.6", ["PHP.4.6"]), ("Phil 4:6", ["PHP.4.6"]), ("1Cor 13:4", ["1CO.13.4"]),
+    ("1SA 3:10", ["1SA.3.10"]), ("2KI 2:11", ["2KI.2.11"]), ("1JN 4:8", ["1JN.4.8"]), ("Ps 23:1", ["PSA.23.1"]),
     # Unicode
     ("João\u00a03:16", ["JHN.3.16"]), ("Joa\u0303o 3:16", ["JHN.3.16"]), ("Jo\u0301 1:21", ["JOB.1.21"]),
     ("Sl 23:1\u20113", ["PSA.23.1-PSA.23.3"]), ("(Jo 3:16)", ["JHN.3.16"]), ("«Rm 8:28»", ["ROM.8.28"]),
@@ -134,6 +148,15 @@ NOT_REFERENCES = [
     "Marcos e Lucas são meus filhos",
     "fui ao mar 3 vezes este ano",
     "o livro Eclesiástico 3:1 não está no cânon protestante",
+    "da casa 3 filhos saíram",
+    "le 3 livros por mês",
+    "ro 5 vezes",
+    "o reino 3 vezes anunciado",
+    "os 3 reinos do norte",
+    "pro 3 anos eu guardo",
+    "Ps 23 beijos",
+    "mark 2 points",
+    "j 3 anos",
 ]
 
 
@@ -195,7 +218,8 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
 
 
 def test_refs_cli_contract():
-    lines = "o que diz João 3:16?\nJo 3:16 e 1Co 13:4-7; Salmo 23\nMateus 29:3 e Jo 3:16\nsem referência\n"
+    lines = ("o que diz João 3:16?\nJo 3:16 e 1Co 13:4-7; Salmo 23\nMateus 29:3 e Jo 3:16\nsem referência\n"
+             "JHN.3.16 e Phil 4:6; 4 Reinos 2:11\n")
     result = run_cli("refs", "--corpus", str(BLIVRE), stdin=lines)
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
@@ -204,6 +228,7 @@ def test_refs_cli_contract():
         {"text": "Jo 3:16 e 1Co 13:4-7; Salmo 23", "refs": ["JHN.3.16", "1CO.13.4-1CO.13.7", "PSA.23"], "missing": []},
         {"text": "Mateus 29:3 e Jo 3:16", "refs": ["JHN.3.16"], "missing": ["MAT.29.3"]},
         {"text": "sem referência", "refs": [], "missing": []},
+        {"text": "JHN.3.16 e Phil 4:6; 4 Reinos 2:11", "refs": ["JHN.3.16", "PHP.4.6", "2KI.2.11"], "missing": []},
     ]
 
 
@@ -213,5 +238,7 @@ def test_show_cli():
     lines = result.stdout.splitlines()
     assert lines[0] == "João 3:16-18" and len(lines) == 4
     assert lines[1].startswith("  3:16 Porque Deus amou")
+    coded = run_cli("show", "1JN.4.8", "--corpus", str(BLIVRE))
+    assert coded.returncode == 0 and coded.stdout.splitlines()[0] == "1 João 4:8"
     missing = run_cli("show", "Mateus 29:3", "--corpus", str(BLIVRE))
     assert missing.returncode == 1 and "não existe" in missing.stderr
