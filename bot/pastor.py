@@ -6,6 +6,7 @@ import asyncio
 import logging
 import re
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 
 from bot import texts
@@ -65,8 +66,10 @@ class Pastor:
         started = time.perf_counter()
         timings: dict[str, float] = {}  # this reply's stages, in seconds; returned with it
         message = (text or "").strip()
-        if not message:
-            return Reply(texts.EMPTY, REJECTED)
+        if not any(not unicodedata.category(c).startswith(("C", "Z", "M")) for c in message):
+            return Reply(texts.EMPTY, REJECTED)  # nothing, or only invisible characters
+        if not any(c.isalnum() for c in message):
+            return Reply(texts.NO_WORDS, REJECTED)  # only emoji or punctuation: an invitation to write
         if len(text) > MAX_MESSAGE_CHARS:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
         screening = screen(message)

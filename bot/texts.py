@@ -9,6 +9,10 @@ UNANCHORED_NOTE = (
     "Os trechos consultados estão listados abaixo."
 )
 EMPTY = "Não recebi nenhum texto. Escreva com suas palavras o que está no seu coração, e eu respondo."
+NO_WORDS = (
+    "Recebi sua mensagem. Quando quiser, me conte com palavras o que está no seu coração (uma alegria, uma "
+    "dor, uma dúvida ou um pedido de oração), e eu respondo com a Palavra."
+)
 TOO_LONG = (
     "Sua mensagem passou de {limit} caracteres, e eu só consigo ler mensagens até esse tamanho. "
     "Você pode resumir ou dividir em partes menores?"

@@ -94,6 +94,15 @@ async def test_bad_input_is_refused_without_storing_or_calling(make_pastor, olla
         assert "4.000" in reply.text
 
 
+@pytest.mark.parametrize(("message", "expected"), [
+    ("🙏🙏🙏", texts.NO_WORDS), ("😢 ❤️‍🩹", texts.NO_WORDS), ("?!...", texts.NO_WORDS),
+    ("\u200b\u2060\ufeff", texts.EMPTY), ("\u200d \u00a0", texts.EMPTY)])
+async def test_only_emoji_or_invisible_characters_get_an_invitation_not_no_evidence(make_pastor, ollama,
+                                                                                   llm_server, message, expected):
+    reply = await make_pastor(ollama).reply("c1", message)
+    assert reply.status == REJECTED and reply.text == expected and llm_server.requests == []
+
+
 async def test_followup_is_rewritten_by_the_llm(make_pastor, ollama, llm_server):
     pastor = make_pastor(ollama)
     llm_server.answer({"chunks": ["Aprenda com a formiga (Provérbios 6:1)."]})
