@@ -136,6 +136,17 @@ async def test_without_a_working_model_the_verse_goes_alone_and_the_model_is_not
 
 # -- Telegram, end to end against the loopback Bot API -------------------------------------------------
 
+def round_of(core, channel: str) -> DailyRound:
+    """The daily round over a conversation core, sending on one channel."""
+    return DailyRound(core.memory.subscriptions, core.devotional.words, core.accept, lambda: {channel})
+
+
+async def telegram_with_round(make_channel, clock, **options):
+    """A started Telegram channel with the devotional at ``clock``, and its daily round (not scheduled)."""
+    channel = await started(make_channel(daily_clock=clock, **options))
+    return channel, round_of(channel.conversation, "telegram")
+
+
 async def _command(bot_api, chat_id: int, text: str, count: int, method: str = "sendMessage"):
     bot_api.push(bot_api.message(chat_id, text))
     return (await bot_api.wait_for(count, method, chat_id=chat_id))[-1]
@@ -163,9 +174,7 @@ async def test_telegram_commands_for_the_verse_of_the_day(make_channel, bot_api)
 
 async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, bot_api, tmp_path):
     clock = Clock(at(7, 0))
-    channel = await started(make_channel(daily_clock=clock))
-    core = channel.conversation
-    rounds = DailyRound(core.memory.subscriptions, core.devotional.words, core.accept, lambda: {"telegram"})
+    channel, rounds = await telegram_with_round(make_channel, clock)
     try:
         await _command(bot_api, 602, "/diario 7:30", 1)
         clock.now = at(7, 29)
@@ -177,9 +186,7 @@ async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, b
     finally:
         await stopped(channel)
     clock.now = at(7, 31)  # a restart over the same database: today's word is not sent again
-    again = await started(make_channel(daily_clock=clock, memory=Memory.open(tmp_path / "pastor.db")))
-    restarted = DailyRound(again.conversation.memory.subscriptions, again.conversation.devotional.words,
-                           again.conversation.accept, lambda: {"telegram"})
+    again, restarted = await telegram_with_round(make_channel, clock, memory=Memory.open(tmp_path / "pastor.db"))
     try:
         assert restarted.run() == 0
         clock.now = at(7, 30) + 86400  # the next morning
@@ -191,9 +198,7 @@ async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, b
 
 async def test_a_word_missed_while_down_is_sent_once_on_start_then_the_scheduler_keeps_time(make_channel, bot_api):
     clock = Clock(at(7, 0))
-    channel = await started(make_channel(daily_clock=clock))
-    core = channel.conversation
-    rounds = DailyRound(core.memory.subscriptions, core.devotional.words, core.accept, lambda: {"telegram"})
+    channel, rounds = await telegram_with_round(make_channel, clock)
     try:
         await _command(bot_api, 603, "/diario 7:30", 1)
         await _command(bot_api, 604, "/diario 9:01", 1)
@@ -212,9 +217,8 @@ async def test_a_word_missed_while_down_is_sent_once_on_start_then_the_scheduler
 
 async def test_a_person_who_blocked_the_bot_is_unsubscribed(make_channel, bot_api, caplog):
     clock = Clock(at(7, 0))
-    channel = await started(make_channel(daily_clock=clock))
+    channel, rounds = await telegram_with_round(make_channel, clock)
     core = channel.conversation
-    rounds = DailyRound(core.memory.subscriptions, core.devotional.words, core.accept, lambda: {"telegram"})
     try:
         await _command(bot_api, 605, "/diario 7:30", 1)
         bot_api.blocked.add(605)
@@ -307,7 +311,7 @@ async def test_whatsapp_subscription_sends_the_template_and_cards_are_uploaded(m
     await deliver(client, channel, whatsapp_delivery("5511977775555", "wamid.D3", "diario 7:30"))
     assert "07:30" in graph_api.sent("text")[-1]["text"]["body"]
     clock.now = at(7, 30)
-    rounds = DailyRound(core.memory.subscriptions, core.devotional.words, core.accept, lambda: {"whatsapp"})
+    rounds = round_of(core, "whatsapp")
     assert rounds.run() == 1
     await core.drain()
     template = graph_api.sent("template")[-1]["template"]

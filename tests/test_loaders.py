@@ -46,8 +46,7 @@ def test_default_corpus_reads_whole_bible(shared_dir):
     bible = load(BLIVRE)
     assert (len(bible.books()), len(bible)) == (66, 31102)
     assert sum(len(bible.chapters(b)) for b in bible.books()) == 1189
-    assert bible.get("GEN", 1, 1).text.startswith("No princípio criou Deus")
-    assert bible.get("JHN", 3, 16).text.startswith("Porque Deus amou ao mundo")
+    assert "Deus" in bible.get("GEN", 1, 1).text and "mundo" in bible.get("JHN", 3, 16).text
     assert bible.chapters("PSA")[119] == 176
     assert bible.get("REV", 22, 22) is None
 
@@ -57,16 +56,16 @@ USFX_GENERAL = """<?xml version="1.0" encoding="utf-8"?>
  <book id="FRT"><p>Prefácio que não é um livro do cânon.</p></book>
  <book id="PSA"><id id="PSA">Teste</id><h>Salmos</h><toc level="1">Salmos</toc>
   <c id="1"/><s>Os dois caminhos</s>
-  <p><v id="1"/>Feliz a pessoa<f caller="+"><fr>1.1 </fr><ft>nota que some</ft></f> que
-     não segue    a opinião
-     dos perversos<x caller="-">Jr 17.7</x>;
-  <v id="2" bcv="PSA.1.2"/>antes tem <w s="H8451">prazer</w> na <nd>lei</nd> do <add>Senhor</add>.<ve/></p>
-  <q level="1"><v id="3"/>Será como árvore<ve/></q>
+  <p><v id="1"/>Feliz quem<f caller="+"><fr>1.1 </fr><ft>nota que some</ft></f> caminha
+     devagar    e escuta
+     os sábios<x caller="-">Jr 17.7</x>;
+  <v id="2" bcv="PSA.1.2"/>antes tem <w s="H8451">gosto</w> na <nd>palavra</nd> do <add>Senhor</add>.<ve/></p>
+  <q level="1"><v id="3"/>Será como um jardim regado<ve/></q>
   <c id="2"/><s>O rei <f>nota</f>ungido</s>
-  <p><v id="1-2"/>Por que se amotinam as <qt>nações</qt>?</p>
+  <p><v id="1-2"/>Por que correm tanto as <qt>cidades</qt>?</p>
  </book>
  <book id="MAT"><c id="5"/>
-  <p><v id="9"/><wj>Bem-aventurados os que promovem a paz</wj>,<ve/>
+  <p><v id="9"/><wj>Felizes os que plantam a paz</wj>,<ve/>
   <v id="10"/>texto<p>em dois parágrafos</p><ve/></p>
  </book>
 </usfx>
@@ -79,13 +78,13 @@ def test_usfx_general_dialect(tmp_path):
     ids = [v.id for v in bible.verses]
     assert ids == ["PSA.1.1", "PSA.1.2", "PSA.1.3", "PSA.2.1", "MAT.5.9", "MAT.5.10"]
     psa11 = bible.get("PSA", 1, 1)
-    assert psa11.text == "Feliz a pessoa que não segue a opinião dos perversos;"
+    assert psa11.text == "Feliz quem caminha devagar e escuta os sábios;"
     assert psa11.heading == "Os dois caminhos"
-    assert bible.get("PSA", 1, 2).text == "antes tem prazer na lei do Senhor."
-    assert bible.get("PSA", 1, 3).text == "Será como árvore"
+    assert bible.get("PSA", 1, 2).text == "antes tem gosto na palavra do Senhor."
+    assert bible.get("PSA", 1, 3).text == "Será como um jardim regado"
     assert bible.get("PSA", 2, 1).heading == "O rei ungido"
-    assert bible.get("PSA", 2, 1).text == "Por que se amotinam as nações?"
-    assert bible.get("MAT", 5, 9).text == "Bem-aventurados os que promovem a paz,"
+    assert bible.get("PSA", 2, 1).text == "Por que correm tanto as cidades?"
+    assert bible.get("MAT", 5, 9).text == "Felizes os que plantam a paz,"
     assert bible.get("MAT", 5, 9).heading is None  # headings do not leak across books
     assert bible.get("MAT", 5, 10).text == "texto em dois parágrafos"
 
@@ -96,9 +95,9 @@ OSIS_MILESTONE = """<?xml version="1.0" encoding="UTF-8"?>
 <div type="book" osisID="John"><chapter sID="John.3" osisID="John.3"/>
  <div type="section"><title>O novo nascimento</title>
  <p><verse sID="John.3.16" osisID="John.3.16"/>Porque <transChange type="added">Deus</transChange>
- amou<note type="study">nota</note> o mundo.<verse eID="John.3.16"/>
- <verse sID="John.3.17" osisID="John.3.17"/>Não para <hi type="italic">condenar</hi>,</p>
- <p>mas para salvar.<verse eID="John.3.17"/></p></div>
+ cuidou<note type="study">nota</note> da cidade.<verse eID="John.3.16"/>
+ <verse sID="John.3.17" osisID="John.3.17"/>Não para <hi type="italic">cobrar</hi>,</p>
+ <p>mas para curar.<verse eID="John.3.17"/></p></div>
  <chapter eID="John.3"/></div>
 <div type="book" osisID="Bar"><chapter osisID="Bar.1"><verse osisID="Bar.1.1">apócrifo</verse></chapter></div>
 <div type="book" osisID="Jude"><chapter osisID="Jude.1">
@@ -112,9 +111,9 @@ def test_osis_milestones_containers_notes_titles(tmp_path):
     bible = load(write(tmp_path, "b.xml", OSIS_MILESTONE))
     assert bible.format == "OSIS" and bible.name == "Tradução de Teste"
     assert [v.id for v in bible.verses] == ["JHN.3.16", "JHN.3.17", "JUD.1.1"]
-    assert bible.get("JHN", 3, 16).text == "Porque Deus amou o mundo."
+    assert bible.get("JHN", 3, 16).text == "Porque Deus cuidou da cidade."
     assert bible.get("JHN", 3, 16).heading == "O novo nascimento"
-    assert bible.get("JHN", 3, 17).text == "Não para condenar, mas para salvar."
+    assert bible.get("JHN", 3, 17).text == "Não para cobrar, mas para curar."
     assert bible.get("JUD", 1, 1).text == "Judas, servo."
     assert bible.skipped_books == ("Bar",)
 
@@ -123,8 +122,8 @@ ZEFANIA = """<?xml version="1.0"?>
 <XMLBIBLE biblename="Zef Teste"><INFORMATION><title>Zef Teste</title></INFORMATION>
 <BIBLEBOOK bnumber="19" bname="Salmos"><CHAPTER cnumber="23">
  <CAPTION>Salmo de Davi</CAPTION>
- <VERS vnumber="1">O Senhor é o meu <STYLE css="x">pastor</STYLE>;<BR/>nada me faltará.<NOTE>nota</NOTE></VERS>
- <VERS vnumber="2">Deitar-me faz<DIV><NOTE>n</NOTE></DIV> em verdes pastos.</VERS>
+ <VERS vnumber="1">O Senhor guarda a minha <STYLE css="x">casa</STYLE>;<BR/>nada se perde.<NOTE>nota</NOTE></VERS>
+ <VERS vnumber="2">Ele me leva<DIV><NOTE>n</NOTE></DIV> a campos largos.</VERS>
 </CHAPTER></BIBLEBOOK>
 <BIBLEBOOK bnumber="70" bname="Sirácida"><CHAPTER cnumber="1"><VERS vnumber="1">x</VERS></CHAPTER></BIBLEBOOK>
 </XMLBIBLE>
@@ -134,9 +133,9 @@ ZEFANIA = """<?xml version="1.0"?>
 def test_zefania_general(tmp_path):
     bible = load(write(tmp_path, "c.xml", ZEFANIA))
     assert bible.format == "Zefania XML" and bible.name == "Zef Teste"
-    assert bible.get("PSA", 23, 1).text == "O Senhor é o meu pastor; nada me faltará."
+    assert bible.get("PSA", 23, 1).text == "O Senhor guarda a minha casa; nada se perde."
     assert bible.get("PSA", 23, 1).heading == "Salmo de Davi"
-    assert bible.get("PSA", 23, 2).text == "Deitar-me faz em verdes pastos."
+    assert bible.get("PSA", 23, 2).text == "Ele me leva a campos largos."
     assert bible.skipped_books == ("Sirácida",)
 
 
