@@ -9,7 +9,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, replace
 
-from bot import texts
+from bot import passages, texts
 from bot.checks import AnswerRules, check_answer
 from bot.followup import is_followup, standalone
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
@@ -110,14 +110,18 @@ class Pastor:
                          llm_called=llm_called, crisis_level=screening.level, query=query)
         sources = self._sources(result)
         status = CRISIS if screening.crisis else (REFERENCE if result.status == Status.REFERENCE else ANSWERED)
+        before, after = passages.book_facts(self.retriever.bible, result)
+        after = after or passages.continuation(result, len(sources), self.config.max_reference_verses)
         if self.llm is None:
             body, kept = self._extractive(result)
-            return Reply(self._join(prefix, body), status, sources, kept, [], llm_called, screening.level, query)
-        notes = [texts.MEDICAL] if screening.medical else []
+            text = self._join(self._join(prefix, before), self._join(body, after))
+            return Reply(text, status, sources, kept, [], llm_called, screening.level, query)
+        notes = ([texts.MEDICAL] if screening.medical else []) + ([texts.BOOK_NOTE] if before else [])
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
         if screening.medical and not screening.crisis:
             prefix = texts.MEDICAL
+        prefix = self._join(prefix, before)
         rules = AnswerRules(self.retriever.bible, [s.id for s in sources], message, self.config.crisis_contacts,
                             referral="" if texts.MEDICAL in prefix else texts.MEDICAL)
         progress = ParagraphProgress(show, rules, prefix, started) if show is not None else None
@@ -135,7 +139,8 @@ class Pastor:
         t = time.perf_counter()
         checked = check_answer(completion.text, rules)
         timings["validation"] = time.perf_counter() - t
-        return Reply(self._join(prefix, checked.text), status, self._used_first(sources, checked.kept), checked.kept,
+        text = self._join(self._join(prefix, checked.text), after)
+        return Reply(text, status, self._used_first(sources, checked.kept), checked.kept,
                      checked.removed, True, screening.level, query, corrected_quotes=checked.corrected_quotes,
                      removed_contacts=checked.removed_contacts, replaced_directives=checked.replaced_directives)
 
@@ -229,7 +234,8 @@ class Pastor:
                 ref = Reference(verses[0].book, verses[0].chapter, verses[0].verse,
                                 *((verses[-1].chapter, verses[-1].verse) if len(verses) > 1 else ()))
                 passages.append((verses, ref.label()))
-        intro = texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO
+        intro = texts.EXTRACTIVE_REFERENCE_INTRO if reference else (
+            texts.EXTRACTIVE_BOOK_INTRO if result.mode == "livro" else texts.EXTRACTIVE_INTRO)
         lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
         return "\n\n".join(lines), [where for _, where in passages]
 
@@ -248,5 +254,6 @@ class Pastor:
         return "".join(dict.fromkeys(out))
 
     @staticmethod
-    def _join(prefix: str, body: str) -> str:
-        return f"{prefix}\n\n{body}" if prefix else body
+    def _join(first: str, second: str) -> str:
+        """Two parts as paragraphs; an empty one is left out."""
+        return "\n\n".join(part for part in (first, second) if part)

@@ -29,6 +29,18 @@ LLM_ERROR = (
 )
 EXTRACTIVE_INTRO = "Estes versículos falam ao que você compartilhou:"
 EXTRACTIVE_REFERENCE_INTRO = "Eis o texto:"
+EXTRACTIVE_BOOK_INTRO = "Alguns dos versículos mais conhecidos do livro:"
+LONG_PASSAGE = (
+    "Mostrei {shown} ({count} de {total} versículos). Para continuar a leitura, peça “{next}”."
+)
+FIRST_VERSES = "os primeiros {count} versículos"
+BOOK_SIZE = "{book} tem {chapters} capítulos e {verses} versículos."
+BOOK_ONE_CHAPTER = "{book} tem um só capítulo, com {verses} versículos."
+BOOK_READING = "Para ler o livro, peça um capítulo (por exemplo, “{chapter}”) ou um trecho (“{passage}”)."
+BOOK_NOTE = (
+    "A pessoa pergunta sobre o livro como um todo. Apresente-o em poucas frases a partir destes versículos, "
+    "sem afirmar nada que eles não mostrem."
+)
 MEDICAL = (
     "Sobre remédios, tratamentos ou diagnósticos, converse com seu médico ou profissional de saúde: "
     "não posso orientar sobre isso, e nenhuma decisão sobre medicação deve ser tomada sem ele."

@@ -33,6 +33,10 @@ class EvidenceSignals:
     lexical_best: int  # most question stems found together in one verse
     concepts: int  # pastoral concepts the question touches
     faith_words: int  # faith vocabulary in the question
+    scoped: bool = False  # the question names books to look in; every signal is measured inside them
+    scope_topics: int = 0  # verses in the scope that people turn to for the concepts the question touches
+    theme_words: int = 0  # in a scope: the question's content words, beyond those framing it ("diz", "sobre")
+    theme_found: int = 0  # ... and the most of them (or an equivalent of each) one verse of the scope holds
 
     @property
     def quote_like(self) -> bool:
@@ -70,6 +74,8 @@ class EvidenceFloor:
         return cls() if identity.get("backend") in CALIBRATED_BACKENDS else cls(calibrated=False)
 
     def has_evidence(self, s: EvidenceSignals) -> bool:
+        if s.scoped and self.scope_treats_it(s):
+            return True
         if not self.calibrated:
             return bool(s.concepts or s.faith_words) or s.lexical_best >= 2
         if s.concepts or s.faith_words:
@@ -79,6 +85,15 @@ class EvidenceFloor:
         if s.dense_top >= self.dense_alone:
             return True
         return s.dense_top >= self.dense_with_words and s.lexical_best >= 2
+
+    @staticmethod
+    def scope_treats_it(s: EvidenceSignals) -> bool:
+        """Inside a scope: a verse holding every theme word (or an equivalent), or the theme's topical verses.
+
+        A book is small, and a theme of one or two words is far from any verse in dense space,
+        so inside a scope the floor asks whether the scope's own verses speak of the theme.
+        """
+        return (s.theme_words >= 1 and s.theme_found >= s.theme_words) or (s.concepts >= 1 and s.scope_topics >= 2)
 
 
 def faith_word_count(text: str) -> int:

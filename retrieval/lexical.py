@@ -83,32 +83,59 @@ class LexicalIndex:
         an equivalent counts ``alternative_weight`` of the word itself.
         """
         total = np.zeros(self.documents, dtype=np.float32)
-        seen: set[str] = set()
-        for word, *alternatives in groups:
-            if word in STOPWORDS or len(word) < 2:
-                continue
-            own = self.analyzer.stemmer(word)
-            if own in seen:
-                continue
-            seen.add(own)
+        for own, alternatives in self._stem_groups(groups):
             best = self._term_scores(own)
-            for stem in dict.fromkeys(self.analyzer.stemmer(a) for a in alternatives):
-                if stem != own and stem in self._vocab:
-                    best = np.maximum(best, alternative_weight * self._term_scores(stem))
+            for stem in alternatives:
+                best = np.maximum(best, alternative_weight * self._term_scores(stem))
             total += best
         if mask is not None:
             total = np.where(mask, total, 0.0)
         return total
 
+    def coordination(self, groups, mask: np.ndarray | None = None) -> np.ndarray:
+        """For every verse, how many of the question's word groups it holds (a word or an equivalent)."""
+        counts = np.zeros(self.documents, dtype=np.int32)
+        for own, alternatives in self._stem_groups(groups):
+            present = self._term_scores(own) > 0
+            for stem in alternatives:
+                present |= self._term_scores(stem) > 0
+            counts += present
+        if mask is not None:
+            counts = np.where(mask, counts, 0)
+        return counts
+
+    def by_coordination(self, groups, alternative_weight: float, limit: int,
+                        mask: np.ndarray | None = None) -> list[int]:
+        """A quotation's ranking: verses holding more of its word groups first, BM25 order within.
+
+        Counted over every verse (in ``mask``), so a refrain shared by many verses cannot crowd
+        the one verse that also holds the quotation's rarer words out of the first ``limit``.
+        """
+        counts = self.coordination(groups, mask)
+        scores = self.grouped_scores(groups, alternative_weight, mask)
+        holding = np.flatnonzero(counts)
+        order = np.lexsort((-scores[holding], -counts[holding]))[:limit]
+        return [int(p) for p in holding[order]]
+
+    def _stem_groups(self, groups) -> list[tuple[str, list[str]]]:
+        """Each content word's stem with its equivalents' stems that occur in the corpus, once per stem."""
+        stem = self.analyzer.stemmer
+        out, seen = [], set()
+        for word, *alternatives in groups:
+            if word in STOPWORDS or len(word) < 2:
+                continue
+            own = stem(word)
+            if own in seen:
+                continue
+            seen.add(own)
+            others = [s for s in dict.fromkeys(stem(a) for a in alternatives) if s != own and s in self._vocab]
+            out.append((own, others))
+        return out
+
     def _term_scores(self, stem: str) -> np.ndarray:
         if stem not in self._vocab:
             return np.zeros(self.documents, dtype=np.float32)
         return self.bm25.get_scores_from_ids([self._vocab[stem]])
-
-    def coordination(self, text: str, positions: list[int]) -> list[int]:
-        """How many distinct question stems each verse at ``positions`` contains."""
-        columns = [self._term_scores(t) for t in self.query_terms(text)]
-        return [sum(1 for column in columns if column[p] > 0) for p in positions]
 
     def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
         """BM25 score of every verse for ``query`` (zeros where ``mask`` is False)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from corpus.text import fold
 from retrieval.chat import normalize_chat
+from retrieval.lexical import STOPWORDS
 from retrieval.scope import Scope, detect_scope
 from retrieval.thesaurus import Concept, Equivalences, Thesaurus
 
@@ -19,7 +21,7 @@ class QueryPlan:
     concepts: tuple[Concept, ...]
     alternatives: tuple[tuple[str, ...], ...] = ()  # each question word, then other translations' words
     quoted: bool = False  # the question is wrapped in quotation marks
-
+    whole_book: bool = False  # asks about one book as a whole ("livro de Rute", "o que diz Salmos?")
 
     @property
     def expansion(self) -> str:
@@ -31,7 +33,14 @@ class QueryPlan:
         return list(dict.fromkeys(topic for c in self.concepts for topic in c.topics))
 
 
+# Words that only frame a question about a book as a whole: "me fale sobre o livro de Rute".
+BOOK_TALK = frozenset(
+    "diz dizem fala falam fale ensina ensinam afirma sobre resumo resuma resumir explique explica explicar "
+    "conte conta contar livro mensagem principal tema temas trata significa leia ler quero queria gostaria "
+    "saber entender conhecer mostre mostra inteiro todo historia assunto ensinamento ensinamentos".split()
+)
 _EQUIVALENCES = Equivalences()
+_WORD = re.compile(r"[^\W\d_]+")
 _QUOTED = re.compile(r"""^\s*["'“”‘’«].{8,}["'“”‘’»]\s*[?.!]?\s*$""", re.S)
 
 
@@ -42,5 +51,7 @@ def plan_query(query: str, thesaurus: Thesaurus, scope: Scope | None = None) -> 
     if scope is None:
         scope = detected
     search_text = remainder if detected is not None and remainder.strip() else text
+    whole_book = detected is not None and detected == scope and len(scope.books) == 1 and not [
+        w for w in _WORD.findall(fold(remainder)) if w not in STOPWORDS and w not in BOOK_TALK]
     return QueryPlan(query, text, search_text, scope, tuple(thesaurus.match(text)),
-                     tuple(_EQUIVALENCES.alternatives(search_text)), bool(_QUOTED.match(query)))
+                     tuple(_EQUIVALENCES.alternatives(search_text)), bool(_QUOTED.match(query)), whole_book)

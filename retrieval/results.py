@@ -66,6 +66,7 @@ class SearchResult:
     mode: str = ""  # "cuidado" (a life situation: ranked by need, guarded), "ensino" (asks for the teaching) or ""
     situations: list[dict] = field(default_factory=list)  # recognised life situations, closest first
     demoted: list[Hit] = field(default_factory=list)  # kept from the top by the harm guard, never offered
+    total: int = 0  # verses the references name, before any cap (a reference result)
 
     def ranked_ids(self) -> list[str]:
         """Verse ids in rank order, merged neighbours right after their hit."""
@@ -81,4 +82,6 @@ class SearchResult:
             out["situations"] = self.situations
         if self.demoted:
             out["demoted"] = [h.as_dict() for h in self.demoted]
+        if self.total > len(self.hits):
+            out["total"] = self.total
         return out

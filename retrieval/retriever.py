@@ -19,7 +19,7 @@ from retrieval.fusion import rrf
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
 from retrieval.pastoral import NeedRanking, PastoralReader, asks_for_teaching
-from retrieval.query import QueryPlan, plan_query
+from retrieval.query import BOOK_TALK, QueryPlan, plan_query
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
 from retrieval.scope import Scope
 from retrieval.store import VectorStore
@@ -99,12 +99,14 @@ class Retriever:
             return SearchResult(query, REFERENCE_MISSING, [], None, missing)
         positions = sorted({self.bible.position(*v.key) for ref in found for v in verses_of(ref, self.bible)})
         hits = [self._hit(p, 1.0, {"reference": i + 1}) for i, p in enumerate(positions[:MAX_REFERENCE_VERSES])]
-        return SearchResult(query, REFERENCE, hits, None, missing)
+        return SearchResult(query, REFERENCE, hits, None, missing, total=len(positions))
 
     # -- hybrid ------------------------------------------------------------------------------
     def _hybrid(self, plan: QueryPlan, k: int) -> SearchResult:
         if not plan.text.strip():
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope)
+        if plan.whole_book:
+            return self._book_overview(plan, k)
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
         teaching = asks_for_teaching(plan.text)
@@ -113,16 +115,16 @@ class Retriever:
                        "necessidades": list(r.situation.needs)} for r in recognised]
         lexical, lexical_best = self._lexical(plan, mask)
         dense, similarity = self._dense(plan, vector)
-        signals = self._signals(plan, lexical_best, similarity, dense)
+        topical = self._topical(plan, mask)
+        signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         if not recognised and not self.floor.has_evidence(signals):  # a person's life situation is never turned away
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
         quote = plan.quoted or signals.looks_like_a_quote
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
-            lexical = self._by_coordination(plan, self._lexical(plan, mask, expand_concepts=False)[0])
+            lexical = self.lexical.by_coordination(plan.alternatives, self.params.equivalents_weight,
+                                                   self.params.candidates, mask)
             topical = []
-        else:
-            topical = self._topical(plan, mask)
         p = self.params
         if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
             channels = {"hybrid": self._server_fused(plan), "topical": topical}
@@ -144,28 +146,25 @@ class Retriever:
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
                             mode=mode, situations=situations, demoted=demoted)
 
-    def _lexical(self, plan: QueryPlan, mask, expand_concepts: bool = True) -> tuple[list[int], int]:
+    def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
+        """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
+        (code,) = plan.scope.books
+        positions = np.flatnonzero(self._book_of == code)
+        chosen = self.topics.best_known(positions.tolist(), min(k, 5)) if self.topics is not None else []
+        if not chosen:
+            chosen = [int(p) for p in positions[:3]]
+        ranks = {"livro": {p: i + 1 for i, p in enumerate(chosen)}}
+        fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
+        hits, _ = self._select(fused, ranks, {}, k)
+        return SearchResult(plan.original, OK, hits, plan.scope, mode="livro")
+
+    def _lexical(self, plan: QueryPlan, mask) -> tuple[list[int], int]:
+        """The lexical ranking, and how many question words (or equivalents) its best verse holds."""
         scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
-        best_terms = self._best_overlap(plan, scores)
-        if expand_concepts and plan.concepts and self.params.expansion_weight:
+        best_terms = int(self.lexical.coordination(plan.alternatives)[int(np.argmax(scores))]) if scores.any() else 0
+        if plan.concepts and self.params.expansion_weight:
             scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
         return _top(scores, self.params.candidates), best_terms
-
-    def _by_coordination(self, plan: QueryPlan, ranked: list[int]) -> list[int]:
-        """A quote: verses holding more of the question's words first, BM25 order within."""
-        counts = self.lexical.coordination(plan.search_text, ranked)
-        order = sorted(range(len(ranked)), key=lambda i: (-counts[i], i))
-        return [ranked[i] for i in order]
-
-    def _best_overlap(self, plan: QueryPlan, scores: np.ndarray) -> int:
-        """How many of the question's words (or an equivalent of each) the best lexical verse contains."""
-        if not scores.any():
-            return 0
-        stem = self.lexical.analyzer.stemmer
-        verse_terms = set(self.lexical.analyzer(self.bible.verses[int(np.argmax(scores))].text))
-        groups = {stem(word): {stem(w) for w in (word, *alts)} for word, *alts in plan.alternatives
-                  if word not in STOPWORDS and len(word) > 1}
-        return sum(1 for stems in groups.values() if stems & verse_terms)
 
     def _dense(self, plan: QueryPlan, vector: np.ndarray) -> tuple[list[int], dict[int, float]]:
         matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
@@ -199,14 +198,23 @@ class Retriever:
         return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
 
     def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
-                 dense: list[int]) -> EvidenceSignals:
+                 dense: list[int], topical: int, mask) -> EvidenceSignals:
         values = [similarity[p] for p in dense]
         top = values[0] if values else 0.0
         margin = top - values[min(49, len(values) - 1)] if values else 0.0
         return EvidenceSignals(dense_top=round(top, 4), dense_margin=round(margin, 4),
                                lexical_terms=len(self.lexical.query_terms(plan.search_text)),
                                lexical_best=lexical_best, concepts=len(plan.concepts),
-                               faith_words=faith_word_count(plan.text))
+                               faith_words=faith_word_count(plan.text), **self._scope_signals(plan, topical, mask))
+
+    def _scope_signals(self, plan: QueryPlan, topical: int, mask) -> dict:
+        """Whether the scope's own verses speak of the question's theme (see EvidenceFloor.scope_treats_it)."""
+        if plan.scope is None:
+            return {}
+        theme = [group for group in plan.alternatives if group[0] not in BOOK_TALK]
+        words = len(self.lexical.analyzer.words(" ".join(group[0] for group in theme)))
+        found = int(self.lexical.coordination(theme, mask).max(initial=0))
+        return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
 
     def _select(self, fused, ranks, similarity, k: int, need: NeedRanking | None = None,
                 guarded: bool = False) -> tuple[list[Hit], list[Hit]]:

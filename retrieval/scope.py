@@ -88,16 +88,27 @@ _TESTAMENT_ABBREVIATION = re.compile(r"(?<!\w)(AT|NT|VT)(?!\w)")
 # "o evangelho de João". Full names only (never abbreviations such as "Os" or "Am").
 _FULL_NAMES = {" ".join(form): code for form, code in booknames.PLAIN_FORMS.items() if len(" ".join(form)) >= 4}
 _FULL_NAMES["jo"] = "JOB"  # only after "livro de"/"em"...: "Jo" alone is an abbreviation of João
+for _form, _codes in booknames.NUMBERED_FORMS.items():  # "1 joao", "segunda corintios"; not "i joao"
+    _numbers = [*((str(n), n) for n in range(1, len(_codes) + 1)),
+                *((w, n) for w, n in booknames.ORDINALS.items() if len(w) > 3 and n <= len(_codes))]
+    for _word, _n in _numbers if len(" ".join(_form)) >= 4 else ():
+        _FULL_NAMES[f"{_word} {' '.join(_form)}"] = _codes[_n - 1]
 _BOOK = re.compile(
     r"\b(?:(?:no |do |pelo )?livro (?:de |do |dos |das |da )?|(?:no |do )?evangelho (?:de |segundo )(?:sao )?"
     r"|(?:em|no|na|nos|nas|de|do|da|dos|das) )(?P<name>"
     + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)) + r")\b"
 )
 _PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
-_BOOK_SPEAKS = re.compile(  # "o que Provérbios ensina", "o que Tiago diz"
+_SPEAKS = r" (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam|sobre)\b"
+_BOOK_SPEAKS = re.compile(  # "o que Provérbios ensina", "o que Tiago diz", "Eclesiastes sobre a vaidade"
     r"\b(?P<name>" + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
-    + r") (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam)\b"
+    + r")" + _SPEAKS
 )
+_BOOK_ALONE = re.compile(  # a message that is only a book's name: "Rute", "Eclesiastes?"
+    r"^\W*(?P<name>" + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
+    + r")\W*$"
+)
+_JOB_SPEAKS = re.compile(r"\b(?P<name>jó)(?:" + _SPEAKS + r"|\W*$)")  # with its accent Jó is never João's "Jo"
 
 
 def detect_scope(text: str) -> tuple[Scope | None, str]:
@@ -112,10 +123,13 @@ def detect_scope(text: str) -> tuple[Scope | None, str]:
         match = pattern.search(folded)
         if match:
             return make(), _cut(normal, match.span())
-    for pattern in (_BOOK, _PLURAL_BOOKS, _BOOK_SPEAKS):
+    for pattern in (_BOOK, _PLURAL_BOOKS, _BOOK_SPEAKS, _BOOK_ALONE):
         match = pattern.search(folded)
         if match:
             return book(_FULL_NAMES[match.group("name")]), _cut(normal, match.span())
+    match = _JOB_SPEAKS.search(normal.lower())
+    if match:
+        return book("JOB"), _cut(normal, match.span())
     return None, normal
 
 

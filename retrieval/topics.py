@@ -29,14 +29,17 @@ def _verse(code: str) -> tuple[str, int, int] | None:
 class TopicIndex:
     """Topic name -> verse positions with their share of the topic's top votes."""
 
-    def __init__(self, topics: dict[str, list[tuple[int, float]]], path: str = ""):
+    def __init__(self, topics: dict[str, list[tuple[int, float]]], path: str = "",
+                 verse_votes: dict[int, float] | None = None):
         self.topics = topics
         self.path = path
+        self.verse_votes = verse_votes or {}  # every topic's votes for a verse, summed: how well known it is
 
     @classmethod
     def load(cls, path: Path, bible: Bible, wanted: Iterable[str] | None = None) -> TopicIndex:
         wanted_set = {w.lower() for w in wanted} if wanted is not None else None
         votes: dict[str, dict[int, float]] = defaultdict(dict)
+        verse_votes: dict[int, float] = defaultdict(float)
         try:
             with Path(path).open(encoding="utf-8", newline="") as handle:
                 reader = csv.reader(handle, delimiter="\t")
@@ -44,14 +47,18 @@ class TopicIndex:
                 for row in reader:
                     if len(row) < 4:
                         continue
-                    topic = row[0].strip().lower()
-                    if wanted_set is not None and topic not in wanted_set:
-                        continue
                     try:
                         count = float(row[3])
                     except ValueError:
                         continue
                     if count <= 0:
+                        continue
+                    first = _verse(row[1].strip())
+                    position = bible.position(*first) if first else None
+                    if position is not None:
+                        verse_votes[position] += count
+                    topic = row[0].strip().lower()
+                    if wanted_set is not None and topic not in wanted_set:
                         continue
                     for position in _positions(bible, row[1].strip(), row[2].strip()):
                         bucket = votes[topic]
@@ -64,7 +71,12 @@ class TopicIndex:
         for topic, bucket in votes.items():
             top = max(bucket.values())
             topics[topic] = sorted(((p, v / top) for p, v in bucket.items()), key=lambda pv: -pv[1])
-        return cls(topics, str(path))
+        return cls(topics, str(path), dict(verse_votes))
+
+    def best_known(self, positions: Iterable[int], limit: int) -> list[int]:
+        """Of ``positions``, the verses with most votes across all topics, best first."""
+        voted = [p for p in positions if p in self.verse_votes]
+        return sorted(voted, key=lambda p: (-self.verse_votes[p], p))[:limit]
 
     def missing(self, names: Iterable[str]) -> list[str]:
         return [n for n in names if n.lower() not in self.topics]

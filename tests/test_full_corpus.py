@@ -87,3 +87,43 @@ def test_the_harm_guard_in_care_and_not_in_teaching(full):
     assert not {"1CO.7.3", "1CO.7.4", "PSA.113.9", "JOB.31.15"} & set(top)
     teaching = full.search("o que a Bíblia diz sobre o divórcio?")
     assert teaching.mode == "ensino" and teaching.demoted == []
+
+
+@pytest.mark.parametrize("quotation, verse", [
+    # a refrain shared by 26 verses, beside the words that pin one; another translation's wording
+    ("porque a sua misericórdia dura para sempre, ao que feriu o Egito nos seus primogênitos", "PSA.136.10"),
+    ("rendei graças ao Deus dos céus, porque a sua misericórdia dura para sempre", "PSA.136.26"),
+    ("vinde a mim todos os que estais cansados e oprimidos", "MAT.11.28"),
+    ("cansados e oprimidos", "MAT.11.28"),
+])
+def test_quotations_find_their_verse_first(full, quotation, verse):
+    assert full.search(quotation, k=5).ranked_ids()[0] == verse
+
+
+def test_long_chapters_and_whole_books(full):
+    psalm = full.search("Salmo 119")
+    assert psalm.status == "reference" and psalm.total == 176 and len(psalm.hits) == 176
+    genesis = full.search("Gênesis 1-50")
+    assert genesis.total == 1533 and len(genesis.hits) == 200
+    for question, code in [("o que diz o livro de Salmos?", "PSA"), ("livro de Rute", "RUT"),
+                           ("Obadias", "OBA"), ("me fale sobre o livro de Jó", "JOB")]:
+        result = full.search(question)
+        assert result.status == "ok" and result.mode == "livro", question
+        assert result.hits and all(i.startswith(code + ".") for i in result.ranked_ids()), question
+    assert "PSA.23.1" in full.search("o que diz o livro de Salmos?").ranked_ids()  # best known, by votes
+
+
+@pytest.mark.parametrize("question, books", [
+    ("alegria em Filipenses", {"PHP"}),
+    ("angústia em Jó", {"JOB"}),
+    ("desânimo nos Salmos", {"PSA"}),
+    ("o que Isaías fala sobre consolo", {"ISA"}),
+    ("solidão no Novo Testamento", None),
+    ("Eclesiastes sobre a vaidade", {"ECC"}),
+    ("o que Rute ensina sobre lealdade", {"RUT"}),
+])
+def test_a_scope_that_treats_the_theme_is_never_no_evidence(full, question, books):
+    result = full.search(question)
+    assert result.status == "ok", question
+    allowed = books or result.scope.books
+    assert all(i.split(".")[0] in allowed for i in result.ranked_ids())

@@ -56,3 +56,30 @@ def test_bm25_isolated_verses_exact_ranking(stemmer, tmp_path):
     again = LexicalIndex.load(tmp_path)
     assert again.analyzer.name == stemmer
     assert np.allclose(again.scores("preguiçoso inverno"), index.scores("preguiçoso inverno"))
+
+
+REFRAIN = "porque o seu cuidado fica para sempre"  # made up: one line many verses end with
+REFRAIN_DOCS = [
+    *(f"Cantai ao rei da colina {n}; {REFRAIN}." for n in range(8)),  # 0-7: the refrain alone
+    *("Feriu, feriu os rebanhos, os rebanhos!" for _ in range(3)),  # 8-10: the rarer words, repeated
+    "Ao que feriu os pastores do vale em seus rebanhos; " + REFRAIN + ".",  # 11: the refrain and the pin
+]
+
+
+def test_coordination_counts_word_groups_with_their_equivalents():
+    index = LexicalIndex.build(REFRAIN_DOCS, analyzer("snowball-pt"))
+    groups = [("feriu",), ("rebanhos", "ovelhas"), ("cuidado", "zelo"), ("sempre",)]
+    assert index.coordination(groups).tolist() == [2] * 8 + [2] * 3 + [4]
+    assert index.coordination([("ovelhas", "rebanhos")]).tolist() == [0] * 8 + [1] * 4
+    mask = np.array([True] * 11 + [False])
+    assert index.coordination(groups, mask).tolist() == [2] * 11 + [0]
+
+
+def test_a_quotation_finds_the_verse_that_holds_the_refrain_and_the_pin():
+    """BM25 alone prefers the verse that repeats one rare word; coordination puts the pinned verse first."""
+    index = LexicalIndex.build(REFRAIN_DOCS, analyzer("snowball-pt"))
+    groups = [(w,) for w in "feriu os rebanhos porque o seu cuidado fica para sempre".split()]
+    scores = index.grouped_scores(groups, 0.9)
+    assert 11 not in np.argsort(-scores)[:3]
+    assert index.by_coordination(groups, 0.9, limit=3) == [11, 0, 1]  # then the refrain (3 words)
+    assert 11 not in index.by_coordination(groups, 0.9, limit=20, mask=np.array([True] * 11 + [False]))

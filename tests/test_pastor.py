@@ -9,7 +9,7 @@ import pytest
 
 from bot import texts
 from bot.llm.ollama import OllamaProvider
-from bot.reply import CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED
+from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED
 from tests.fakes.model import FakeModel
 
 
@@ -236,3 +236,45 @@ async def test_each_finished_paragraph_is_shown_checked_and_never_half(make_past
         assert "FONTE" not in text and texts.UNANCHORED_NOTE not in text
         assert reply.text.startswith(text.split("\n\n")[0])
     assert reply.text.endswith("Ele te guarda.") and "first_text" in reply.timings
+
+
+@pytest.mark.parametrize("llm", [False, True])
+async def test_a_long_chapter_says_what_is_shown_and_how_to_ask_for_the_rest(make_pastor, llm):
+    model = FakeModel("Ele cuida de ti (Salmos 23:1).")
+    reply = await make_pastor(model if llm else None, max_reference_verses=2).reply("c1", "Salmo 23")
+    assert [s.id for s in reply.sources] == ["PSA.23.1", "PSA.23.2"]
+    assert reply.text.endswith(texts.LONG_PASSAGE.format(shown="Salmos 23:1-2", count=2, total=3,
+                                                         next="Salmos 23:3"))
+    assert "Salmos 23:3" not in reply.citations  # the pointer to the rest is not a citation
+    whole = await make_pastor(None, max_reference_verses=3).reply("c2", "Salmo 23")
+    assert "Para continuar" not in whole.text and len(whole.sources) == 3
+
+
+async def test_a_long_reference_across_chapters_points_to_the_next_chapter(make_pastor):
+    reply = await make_pastor(None, max_reference_verses=3).reply("c1", "Salmos 23-56")
+    assert reply.text.endswith(texts.LONG_PASSAGE.format(shown="Salmos 23:1-3", count=3, total=5,
+                                                         next="Salmos 56:1-2"))
+
+
+@pytest.mark.parametrize("message", ["livro de Salmos", "o que diz o livro de Provérbios?", "Provérbios",
+                                     "me fale sobre o livro de Provérbios"])
+async def test_a_question_about_a_whole_book_gets_its_size_and_verses_never_no_evidence(make_pastor, message):
+    reply = await make_pastor(None).reply("c1", message)
+    book = "Salmos" if "Salmos" in message else "Provérbios"
+    code = {"Salmos": "PSA", "Provérbios": "PRO"}[book]
+    assert reply.status == ANSWERED and reply.sources
+    assert all(s.id.startswith(code + ".") for s in reply.sources)
+    size = {"Salmos": texts.BOOK_SIZE.format(book="Salmos", chapters=2, verses=5),
+            "Provérbios": texts.BOOK_ONE_CHAPTER.format(book="Provérbios", verses=2)}[book]
+    assert reply.text.startswith(size + "\n\n" + texts.EXTRACTIVE_BOOK_INTRO)
+    assert reply.text.endswith(texts.BOOK_READING.format(chapter=f"{book} {6 if code == 'PRO' else 23}",
+                                                         passage=f"{book} {6 if code == 'PRO' else 23}:1-10"))
+
+
+async def test_a_whole_book_with_a_model_states_the_size_first_and_asks_for_a_short_presentation(make_pastor):
+    model = FakeModel("Salmos reúne orações de confiança (Salmos 23:1).")
+    reply = await make_pastor(model).reply("c1", "o que diz o livro de Salmos?")
+    assert texts.BOOK_NOTE in model.prompts[0][-1].content
+    assert reply.text.startswith(texts.BOOK_SIZE.format(book="Salmos", chapters=2, verses=5))
+    assert "Salmos reúne orações de confiança (Salmos 23:1)." in reply.text
+    assert reply.citations == ["Salmos 23:1"]

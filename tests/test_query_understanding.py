@@ -4,7 +4,7 @@ import pytest
 
 from retrieval.chat import normalize_chat
 from retrieval.query import plan_query
-from retrieval.scope import detect_scope
+from retrieval.scope import detect_scope, named
 from retrieval.thesaurus import Equivalences, Thesaurus, parse_table
 
 
@@ -37,6 +37,16 @@ def test_chat_shorthand(typed, plain):
     ("em Romanos", "ROM", None),
     ("o evangelho de João fala de amor", "JHN", None),
     ("o que Tiago diz sobre a fé", "JAS", None),
+    ("o que 1 João diz sobre o amor", "1JN", "o que sobre o amor"),
+    ("na segunda Coríntios, consolo", "2CO", None),
+    ("o que Jó fala sobre o sofrimento", "JOB", "o que sobre o sofrimento"),
+    ("Eclesiastes sobre a vaidade", "ECC", "a vaidade"),
+    ("Rute", "RUT", ""),
+    ("Obadias?", "OBA", ""),
+    ("Jó", "JOB", ""),
+    ("o que Jo fala", None, None),  # "Jo" without its accent is João's abbreviation
+    ("meu nome é Ester", None, None),
+    ("Jó sofreu muito", None, None),
     ("estou com medo do futuro", None, None),
     ("os números da loteria", None, None),
 ])
@@ -94,3 +104,24 @@ def test_query_plan():
     assert plan.scope.name == "PSA" and plan.text == "nos Salmos, estou com muito medo"
     assert [c.name for c in plan.concepts] == ["medo"] and "temas" in plan.expansion.split()
     assert "Salmos" not in plan.search_text
+
+
+@pytest.mark.parametrize("question, whole", [
+    ("livro de Rute", True),
+    ("o que diz o livro de Salmos?", True),
+    ("me fale sobre o livro de Jó", True),
+    ("resumo de Gênesis", True),
+    ("Obadias", True),
+    ("o que Provérbios ensina sobre a preguiça?", False),
+    ("medo nos Salmos", False),
+    ("o que diz o Novo Testamento?", False),  # a testament is not one book
+])
+def test_a_question_about_a_whole_book(question, whole):
+    assert plan_query(question, Thesaurus()).whole_book is whole
+    assert not plan_query(question, Thesaurus(), scope=named("NT")).whole_book  # a scope given, not asked
+
+
+def test_other_translations_words_for_hesed_and_thanks():
+    alternatives = dict((g[0], g[1:]) for g in Equivalences().alternatives("a sua misericórdia dura para sempre"))
+    assert {"bondade", "benignidade"} <= set(alternatives["misericordia"])
+    assert any("agradecei" in g for g in Equivalences().alternatives("rendei graças ao Senhor"))

@@ -34,6 +34,13 @@ def test_floor_decisions():
     assert floor.has_evidence(signals(dense_top=0.6))  # a very close verse
     assert floor.has_evidence(signals(dense_top=0.40, lexical_terms=4, lexical_best=3))  # a quote
     assert not floor.has_evidence(signals(dense_top=0.40, lexical_terms=2, lexical_best=2))
+    # inside a scope: the scope's verses speak of the theme, by its words or its topical verses
+    assert floor.has_evidence(signals(dense_top=0.2, theme_words=1, theme_found=1, scoped=True))
+    assert not floor.has_evidence(signals(dense_top=0.2, lexical_terms=1, lexical_best=1))
+    assert not floor.has_evidence(signals(dense_top=0.2, theme_words=2, theme_found=1, scoped=True))
+    assert floor.has_evidence(signals(dense_top=0.2, concepts=1, scope_topics=5, scoped=True))
+    assert not floor.has_evidence(signals(dense_top=0.2, concepts=1, scope_topics=1, scoped=True))
+    assert not floor.has_evidence(signals(dense_top=0.2, scoped=True))  # no theme word occurs in the Bible
     assert faith_word_count("o que a Bíblia diz? bem-aventurados") == 2
 
 
@@ -70,6 +77,10 @@ def test_topics_load_rank_and_interleave(tmp_path):
     assert ids(index.interleaved([["fear"], ["love"]])) == [
         "PSA.23.1", "JHN.3.16", "PSA.23.2", "JHN.3.17", "PSA.23.3", "PSA.23.4"]
     assert "grief" not in index.topics and index.missing(["fear", "grief"]) == ["grief"]
+    # how well known a verse is counts every topic's votes, wanted or not, on a range's first verse
+    psalm = [bible.position("PSA", 23, n) for n in range(1, 7)]
+    assert ids(index.best_known(psalm, 3)) == ["PSA.23.1", "PSA.23.4", "PSA.23.6"]
+    assert ids(index.best_known([*psalm, bible.position("JHN", 3, 16)], 1)) == ["PSA.23.1"]
 
 
 def test_topics_missing_file_is_an_error(tmp_path):

@@ -1,0 +1,45 @@
+"""What a reply says around long passages: how much of a chapter is shown, and a book's size."""
+
+from __future__ import annotations
+
+from bot import texts
+from corpus.bible import Bible
+from corpus.canon import BY_CODE
+from corpus.references import Reference
+from corpus.verse import Verse
+from retrieval.results import SearchResult, Status
+
+
+def span(verses: list[Verse]) -> str:
+    """ "Salmos 119:1-30" for consecutive verses of one book; "" when they cross books."""
+    first, last = verses[0], verses[-1]
+    if first.book != last.book:
+        return ""
+    if first.key == last.key:
+        return Reference(first.book, first.chapter, first.verse).label()
+    return Reference(first.book, first.chapter, first.verse, last.chapter, last.verse).label()
+
+
+def continuation(result: SearchResult, shown: int, step: int) -> str:
+    """For a reference longer than what is shown: what was shown and the next passage to ask for."""
+    if result.status != Status.REFERENCE or result.total <= shown or len(result.hits) <= shown:
+        return ""
+    seen = [h.verse for h in result.hits[:shown]]
+    start = result.hits[shown].verse
+    following = [h.verse for h in result.hits[shown: shown + step]
+                 if h.verse.book == start.book and h.verse.chapter == start.chapter]
+    return texts.LONG_PASSAGE.format(shown=span(seen) or texts.FIRST_VERSES.format(count=shown), count=shown,
+                                     total=result.total, next=span(following))
+
+
+def book_facts(bible: Bible, result: SearchResult) -> tuple[str, str]:
+    """For a question about a whole book: its size first, and how to read it after the verses."""
+    if result.mode != "livro" or result.scope is None:
+        return "", ""
+    (code,) = result.scope.books
+    name, chapters = BY_CODE[code].name, bible.chapters(code)
+    verses = sum(chapters.values())
+    size = (texts.BOOK_ONE_CHAPTER.format(book=name, verses=verses) if len(chapters) == 1
+            else texts.BOOK_SIZE.format(book=name, chapters=len(chapters), verses=verses))
+    first = min(chapters)
+    return size, texts.BOOK_READING.format(chapter=f"{name} {first}", passage=f"{name} {first}:1-10")
