@@ -194,7 +194,10 @@ class Retriever:
     def _topical(self, plan: QueryPlan, mask) -> list[int]:
         if self.topics is None or not plan.concepts:
             return []
-        ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=self.params.candidates * 3)
+        # inside a scope, every voted verse of the topics is considered before filtering: a small book's
+        # verses are rarely among the topics' first few hundred
+        limit = self.params.candidates * 3 if mask is None else len(mask)
+        ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=limit)
         return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
 
     def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
