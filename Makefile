@@ -2,6 +2,7 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup test lint run bench clean
 
@@ -12,6 +13,10 @@ setup:
 	# torch first, pinned: its CPU build (a plain `torch` pulls a multi-GB CUDA build).
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The tests start a real PostgreSQL from the system's server binaries; install them when missing.
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null 2>&1 || \
+		{ echo "instalando o PostgreSQL (servidor) com apt"; \
+		  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 
 test:
 	$(BIN)/python -m pytest -q

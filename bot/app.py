@@ -101,7 +101,7 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     llm = create_provider(settings, http)  # a missing key is reported before the index is opened
     transcriber = create_transcriber(settings, http)
     retriever = retriever or open_index(settings, on_build=on_build)
-    memory = Memory.open(settings.data_dir / "pastor.db")
+    memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
                           provider_name=settings.llm_provider)

@@ -4,6 +4,9 @@ and render and send what the core answers.
 A message goes received -> answered -> delivered in the inbox. It is stored before the channel
 acknowledges it, answered once (the rendered wire calls are stored with it), and each wire call is
 made once; after a crash every message not delivered is resumed where it stopped.
+
+Replicas sharing one database split the chats by lease: a chat is worked by the replica that holds
+its lease, in order; a lease a dead replica held expires and another replica's sweep takes the chat.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
@@ -34,6 +40,12 @@ log = logging.getLogger("pastor.conversation")
 
 COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem")
 DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
+CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up after this long
+
+
+def replica_name() -> str:
+    """This process, as other replicas see it in the leases table."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 class Channel(Protocol):
@@ -68,7 +80,8 @@ class Conversation:
                  admins: frozenset[str] = frozenset(), rate_limit: ChatRateLimit | None = None,
                  policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
-                 concurrency: int = 64, voice: VoiceNotes | None = None, devotional: Devotional | None = None):
+                 concurrency: int = 64, voice: VoiceNotes | None = None, devotional: Devotional | None = None,
+                 replica: str | None = None, lease_seconds: float = CHAT_LEASE_SECONDS):
         self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
         self.status_text, self.attribution, self.admins = status_text, attribution, admins
         self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
@@ -81,6 +94,8 @@ class Conversation:
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
         self._sweeper: asyncio.Task | None = None
         self._slots = asyncio.Semaphore(concurrency)  # chats answered at once; the others wait their turn
+        self.replica = replica or replica_name()
+        self.lease_seconds = lease_seconds
 
     def register(self, channel: Channel) -> None:
         self.channels[channel.name] = channel
@@ -133,18 +148,48 @@ class Conversation:
 
     # -- one chat at a time, in arrival order -------------------------------------------------
     async def _work(self, channel: Channel, chat_id: str) -> None:
-        key = (channel.name, chat_id)
+        key, lease = (channel.name, chat_id), f"chat:{channel.name}:{chat_id}"
+        leases = self.memory.leases
         try:
-            while True:
-                entry = self.inbox.next_for(channel.name, chat_id)
-                if entry is None or entry.next_attempt_at > self.clock():
-                    return  # nothing left, or a delivery postponed: the sweeper comes back for it
-                message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
-                async with self._slots:
-                    if not await self._process(channel, entry):
+            while leases.acquire(lease, self.replica, self.lease_seconds):  # else another replica works this chat
+                keeper = asyncio.create_task(self._keep_lease(lease))
+                try:
+                    if not await self._work_held(channel, chat_id, keeper):
                         return
+                finally:
+                    keeper.cancel()
+                    leases.release(lease, self.replica)
+                if self.inbox.next_for(channel.name, chat_id) is None:
+                    return  # nothing arrived while the lease was being given up
         finally:
             self._workers.pop(key, None)
+
+    async def _work_held(self, channel: Channel, chat_id: str, keeper: asyncio.Task) -> bool:
+        """Answer this chat's messages in order while the lease is held; False when postponed or lost."""
+        while not keeper.done():
+            entry = self.inbox.next_for(channel.name, chat_id)
+            if entry is None:
+                return True
+            if entry.next_attempt_at > self.clock():
+                return False  # a delivery postponed: the sweeper comes back for it
+            message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
+            async with self._slots:
+                if not await self._process(channel, entry):
+                    return False
+        return False  # the lease was lost (this replica stalled): whoever holds it now goes on
+
+    async def _keep_lease(self, lease: str) -> None:
+        """Renew the lease while the chat is worked; return (ending the work) if another replica took it."""
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            try:
+                kept = self.memory.leases.acquire(lease, self.replica, self.lease_seconds)
+            except Exception as error:  # the database is away: stop after this message rather than double it
+                log.error("não foi possível renovar %s: %s: %s", lease, type(error).__name__, error)
+                return
+            if not kept:
+                log.error("a conversa %s passou para outra réplica", lease)
+                return
 
     async def _process(self, channel: Channel, entry: Entry) -> bool:
         if entry.state == RECEIVED:

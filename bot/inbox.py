@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import sqlite_utils
+from bot.storage import Database
 
 RECEIVED, ANSWERED, DELIVERED, FAILED = "received", "answered", "delivered", "failed"
 PENDING = (RECEIVED, ANSWERED)
@@ -49,35 +48,33 @@ class Entry:
 class Inbox:
     """Rows of the ``inbox`` table (see ``bot.memory`` migrations). Takes its database; thread-safe."""
 
-    def __init__(self, db: sqlite_utils.Database, lock: threading.RLock, clock: Callable[[], float] = time.time):
-        self.db, self._lock, self.clock = db, lock, clock
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time):
+        self.db, self.clock = db, clock
 
     def add(self, inbound: Inbound) -> bool:
         """Store a message; False when this channel's message id was already stored (a redelivery)."""
         now = self.clock()
-        with self._lock, self.db.conn:
-            cursor = self.db.execute(
-                "insert or ignore into inbox (channel, message_id, chat_id, payload, state, parts, sent, attempts, "
-                "next_attempt_at, received_at, updated_at) values (?, ?, ?, ?, ?, null, 0, 0, 0, ?, ?)",
-                [inbound.channel, inbound.message_id, inbound.chat_id, json.dumps(inbound.as_dict()), RECEIVED,
-                 now, now])
-            return cursor.rowcount == 1
+        cursor = self.db.execute(
+            "insert into inbox (channel, message_id, chat_id, payload, state, parts, sent, attempts, "
+            "next_attempt_at, received_at, updated_at) values (?, ?, ?, ?, ?, null, 0, 0, 0, ?, ?) "
+            "on conflict (channel, message_id) do nothing",
+            [inbound.channel, inbound.message_id, inbound.chat_id, json.dumps(inbound.as_dict()), RECEIVED,
+             now, now])
+        return cursor.rowcount == 1
 
     def next_for(self, channel: str, chat_id: str) -> Entry | None:
         """The oldest message of this chat not yet delivered."""
-        with self._lock:
-            row = self.db.execute(
-                f"select {_COLUMNS} from inbox where channel = ? and chat_id = ? and state in (?, ?) "
-                "order by seq limit 1", [channel, chat_id, *PENDING]).fetchone()
+        row = self.db.execute(
+            f"select {_COLUMNS} from inbox where channel = ? and chat_id = ? and state in (?, ?) "
+            "order by seq limit 1", [channel, chat_id, *PENDING]).fetchone()
         return _entry(row) if row else None
 
     def pending_chats(self, due_before: float | None = None) -> list[tuple[str, str]]:
         """(channel, chat id) of every chat with a message not yet delivered, oldest first."""
         due = self.clock() if due_before is None else due_before
-        with self._lock:
-            rows = self.db.execute(
-                "select channel, chat_id, min(seq) from inbox where state in (?, ?) and next_attempt_at <= ? "
-                "group by channel, chat_id order by 3", [*PENDING, due]).fetchall()
+        rows = self.db.execute(
+            "select channel, chat_id, min(seq) from inbox where state in (?, ?) and next_attempt_at <= ? "
+            "group by channel, chat_id order by 3", [*PENDING, due]).fetchall()
         return [(channel, chat_id) for channel, chat_id, _ in rows]
 
     def answered(self, seq: int, parts: list[dict], outcome: str = "") -> None:
@@ -93,35 +90,30 @@ class Inbox:
         self._update(seq, state=FAILED, last_error=reason[:300])
 
     def postpone(self, seq: int, until: float, reason: str) -> None:
-        with self._lock, self.db.conn:
-            self.db.execute("update inbox set attempts = attempts + 1, next_attempt_at = ?, last_error = ?, "
-                            "updated_at = ? where seq = ?", [until, reason[:300], self.clock(), seq])
+        self.db.execute("update inbox set attempts = attempts + 1, next_attempt_at = ?, last_error = ?, "
+                        "updated_at = ? where seq = ?", [until, reason[:300], self.clock(), seq])
 
     def backlog(self) -> tuple[int, float]:
         """How many messages wait for delivery and the age in seconds of the oldest."""
-        with self._lock:
-            count, oldest = self.db.execute("select count(*), min(received_at) from inbox where state in (?, ?)",
-                                            list(PENDING)).fetchone()
+        count, oldest = self.db.execute("select count(*), min(received_at) from inbox where state in (?, ?)",
+                                        list(PENDING)).fetchone()
         return count, (self.clock() - oldest) if oldest else 0.0
 
     def redact_chat(self, chat_id: str) -> int:
         """Erase what was said in this chat's finished messages, keeping only their ids (to refuse redeliveries)."""
-        with self._lock, self.db.conn:
-            return self.db.execute("update inbox set payload = null, parts = null "
-                                   "where chat_id = ? and state in (?, ?)", [chat_id, DELIVERED, FAILED]).rowcount
+        return self.db.execute("update inbox set payload = null, parts = null "
+                               "where chat_id = ? and state in (?, ?)", [chat_id, DELIVERED, FAILED]).rowcount
 
     def purge(self, older_than: float) -> int:
         """Finished rows received more than ``older_than`` seconds ago."""
         cutoff = self.clock() - older_than
-        with self._lock, self.db.conn:
-            return self.db.execute("delete from inbox where received_at < ? and state in (?, ?)",
-                                   [cutoff, DELIVERED, FAILED]).rowcount
+        return self.db.execute("delete from inbox where received_at < ? and state in (?, ?)",
+                               [cutoff, DELIVERED, FAILED]).rowcount
 
     def _update(self, seq: int, **values) -> None:
         values["updated_at"] = self.clock()
         assignments = ", ".join(f"{name} = ?" for name in values)
-        with self._lock, self.db.conn:
-            self.db.execute(f"update inbox set {assignments} where seq = ?", [*values.values(), seq])
+        self.db.execute(f"update inbox set {assignments} where seq = ?", [*values.values(), seq])
 
 
 _COLUMNS = "seq, payload, state, parts, sent, attempts, received_at, next_attempt_at, outcome"
@@ -136,17 +128,19 @@ def _entry(row) -> Entry:
                  next_attempt_at, outcome or "")
 
 
-def migrate_inbox(db: sqlite_utils.Database) -> None:
+def migrate_inbox(db: Database) -> None:
     """Migration 002: the inbox replaces the ``processed`` table (duplicate detection now lives here)."""
-    db.execute("""create table inbox (
-        seq integer primary key autoincrement, channel text not null, message_id text not null, chat_id text not null,
+    seq, real = ("bigserial primary key", "double precision") if db.kind == "postgresql" else (
+        "integer primary key autoincrement", "real")
+    db.execute(f"""create table inbox (
+        seq {seq}, channel text not null, message_id text not null, chat_id text not null,
         payload text, state text not null, parts text, sent integer not null default 0,
-        attempts integer not null default 0, next_attempt_at real not null default 0, last_error text,
-        received_at real not null, updated_at real not null, unique (channel, message_id))""")
+        attempts integer not null default 0, next_attempt_at {real} not null default 0, last_error text,
+        received_at {real} not null, updated_at {real} not null, unique (channel, message_id))""")
     db.execute("create index inbox_pending on inbox (state, channel, chat_id, seq)")
     db.execute("drop table if exists processed")
 
 
-def add_outcome(db: sqlite_utils.Database) -> None:
+def add_outcome(db: Database) -> None:
     """Migration 003: what the pastor answered is kept with the message, so it is counted when delivered."""
     db.execute("alter table inbox add column outcome text")

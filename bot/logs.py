@@ -9,6 +9,8 @@ import sys
 import time
 from contextvars import ContextVar
 
+from bot.storage import url_passwords
+
 message_id: ContextVar[str] = ContextVar("message_id", default="-")  # set by channels for each message
 
 MASK = "***"
@@ -100,5 +102,8 @@ def configure(level: str = "INFO", json_format: bool = False, secrets: list[str]
 def settings_secrets(settings) -> list[str]:
     """Every secret value the settings hold."""
     names = ["openai_api_key", "groq_api_key", "anthropic_api_key", "telegram_bot_token", "telegram_webhook_secret",
-             "whatsapp_access_token", "whatsapp_app_secret", "whatsapp_verify_token", "transcription_api_key"]
-    return [getattr(settings, n).get_secret_value() for n in names if getattr(settings, n).get_secret_value()]
+             "whatsapp_access_token", "whatsapp_app_secret", "whatsapp_verify_token", "transcription_api_key",
+             "database_url"]
+    values = [getattr(settings, n).get_secret_value() for n in names if getattr(settings, n).get_secret_value()]
+    return values + url_passwords(settings.database_url.get_secret_value())
+

@@ -16,6 +16,7 @@ from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
 from bot.daily_round import DailyRound
 from bot.devotional import Devotional
+from bot.leases import Leader
 from bot.llm.base import LLMError
 from bot.llm.factory import LLMConfigError
 from bot.server import build_server
@@ -44,7 +45,7 @@ def conversation(app: App) -> Conversation:
     app.metrics.watch_outbox(app.memory.inbox)
     devotional = Devotional(app.words, app.memory, app.retriever.bible, translation(app)) if app.words else None
     return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
-                        voice=app.voice, devotional=devotional)
+                        voice=app.voice, devotional=devotional, lease_seconds=app.settings.chat_lease_seconds)
 
 
 def telegram_channel(app: App, core: Conversation) -> TelegramChannel:
@@ -119,10 +120,18 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     await site.start()
     started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz, /metrics"
                    + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
+    poller = None
     try:
         if telegram:
-            await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value())
-            started.append("Telegram por webhook" if webhook else "Telegram por long polling")
+            await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value(),
+                                 poll=False)
+            if not webhook:  # one replica polls (two pollers of one bot conflict); another takes over if it dies
+                poller = Leader(app.memory.leases, "telegram-poller", core.replica, telegram.start_polling,
+                                telegram.stop_intake)
+                await poller.start()
+            started.append("Telegram por webhook" if webhook else (
+                "Telegram por long polling" if poller.leading else
+                "Telegram: outra réplica faz o long polling; esta assume se aquela cair"))
         if whatsapp:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
         resumed = core.start()
@@ -142,6 +151,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         warming.cancel()
         if app.daily_round is not None:
             app.daily_round.stop()
+        if poller is not None:
+            await poller.stop()
         if telegram:
             await telegram.stop_intake()
         await runner.cleanup()  # no more webhooks: what arrived is stored

@@ -55,6 +55,7 @@ class Settings(RetrievalSettings):
     retention_days: int = Field(default=30, ge=0)  # 0 keeps conversations until /apagar
     admin_chat_ids: str = ""  # comma-separated: who sees the full /status
     shutdown_grace_seconds: float = Field(default=75.0, ge=0)  # in-flight answers may finish on stop
+    chat_lease_seconds: float = Field(default=60.0, ge=1)  # replicas: a dead replica's chats move after this
     log_level: str = "INFO"
     log_json: bool = False
 

@@ -103,16 +103,37 @@ def _open_or_reset(config: IndexConfig, log: Log) -> tuple[VectorStore, str]:
         return open_store(config), problem
 
 
+@contextmanager
+def _one_build(config: IndexConfig, shared, log: Log):
+    """This machine's build lock; for a shared index, first the lock every replica shares (waited for)."""
+    if shared is None:
+        with build_lock(config.index_dir):
+            yield
+        return
+    with shared.build_lock(on_wait=lambda: log("outra réplica está construindo o índice compartilhado: aguardando")):
+        with build_lock(config.index_dir):
+            yield
+
+
+def current_manifest(config: IndexConfig, shared=None) -> Manifest | None:
+    """The manifest that describes the index: the shared one (in the database) or this machine's file."""
+    return shared.read() if shared is not None else read_manifest(config.manifest_path)
+
+
 def build_index(config: IndexConfig, embedder: Embedder | None = None, store: VectorStore | None = None,
                 log: Log = lambda _: None) -> BuildReport:
-    """Bring the index in ``config.index_dir`` up to date with the corpus and embedder."""
+    """Bring the index in ``config.index_dir`` up to date with the corpus and embedder.
+
+    A shared index (``config.shared``) is joined when complete: only the BM25 part is built here.
+    """
     started = time.perf_counter()
     report = BuildReport()
-    with build_lock(config.index_dir):
+    shared = config.shared_index()
+    with _one_build(config, shared, log):
         bible = load(config.corpus_path)
         corpus_sha = sha256_of(config.corpus_path)
         try:
-            old = read_manifest(config.manifest_path)
+            old = current_manifest(config, shared)
         except IndexCorrupt as error:
             log(str(error))
             old = None
@@ -124,18 +145,22 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
             if problem:
                 report.reasons.append(problem)
                 vector_reasons.append(problem)
-        if old is not None and not lexical_reasons and not vector_reasons:
-            if store.count() == old.store.get("vectors") == len(bible):
-                report.skipped = True
-                report.seconds = time.perf_counter() - started
-                return report
+        if old is not None and not vector_reasons and not (store.count() == old.store.get("vectors") == len(bible)):
             report.reasons.append("o número de vetores no repositório não confere com o manifesto")
             vector_reasons.append("contagem")
+        if old is not None and not lexical_reasons and not vector_reasons:
+            if shared is not None and not config.manifest_path.exists():
+                write_manifest(config.manifest_path, old)  # this machine's copy, for `retrieval status`
+            report.skipped = True
+            report.seconds = time.perf_counter() - started
+            return report
         for reason in report.reasons:
             log(f"reconstruir: {reason}")
         manifest = old if old is not None else Manifest()
         manifest.status = "building"
         write_manifest(config.manifest_path, manifest)
+        if shared is not None and vector_reasons:
+            shared.write(manifest)  # the other replicas wait instead of serving half a collection
 
         if lexical_reasons:
             _build_lexical(config, bible, log)
@@ -143,7 +168,7 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
         embedder = embedder or (create_embedder(config.embedding_backend, config.embedding_model)
                                 if vector_reasons else None)
         if vector_reasons:
-            _build_vectors(config, bible, embedder, store, report, log)
+            _build_vectors(config, bible, embedder, store, report, log, _Prints(config, shared))
         identity = embedder.identity.as_dict() if embedder else old.embedder
 
         manifest = Manifest(
@@ -159,8 +184,26 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
             build_seconds=round(time.perf_counter() - started, 2),
         )
         write_manifest(config.manifest_path, manifest)
+        if shared is not None and (vector_reasons or old is None or not old.complete):
+            shared.write(manifest)
     report.seconds = time.perf_counter() - started
     return report
+
+
+class _Prints:
+    """Where the fingerprints of the stored vectors are kept: beside the shared manifest, or in a local file."""
+
+    def __init__(self, config: IndexConfig, shared):
+        self.path, self.shared = config.index_dir / "vectors.json", shared
+
+    def read(self) -> dict[str, str]:
+        return self.shared.read_prints() if self.shared is not None else _read_prints(self.path)
+
+    def write(self, prints: dict[str, str]) -> None:
+        if self.shared is not None:
+            self.shared.write_prints(prints)
+        else:
+            write_json_atomic(self.path, prints)
 
 
 def _common_reasons(old: Manifest | None, corpus_sha: str) -> list[str]:
@@ -220,7 +263,7 @@ def _build_lexical(config: IndexConfig, bible: Bible, log: Log) -> None:
 
 
 def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store: VectorStore,
-                   report: BuildReport, log: Log) -> None:
+                   report: BuildReport, log: Log, prints: _Prints) -> None:
     identity = embedder.identity
     cache_dir = config.index_dir / "embeddings"
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -229,18 +272,17 @@ def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store:
     if report.texts_embedded:
         cache.save()
 
-    prints_path = config.index_dir / "vectors.json"
     hybrid = getattr(store, "hybrid", False)
     slug = f"{identity.slug}|{config.stemmer}" if hybrid else identity.slug  # sparse vectors follow the stemmer
     new_prints = dict(zip(
         (documents.verse_uuid(bible.name, *v.key) for v in bible.verses),
         documents.fingerprints(bible, config.window, config.neighbour_weight, slug)))
-    old_prints = _read_prints(prints_path)
+    old_prints = prints.read()
     if store.identity() != identity.as_dict() or set(old_prints) != store.all_ids():
         log(f"vetores: coleção recriada para {identity.slug}")
         store.reset(identity)
         old_prints = {}
-    write_json_atomic(prints_path, {})  # until the store matches again, trust nothing in it
+    prints.write({})  # until the store matches again, trust nothing in it
     position = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
     changed = [uid for uid, fp in new_prints.items() if old_prints.get(uid) != fp]
     removed = [uid for uid in old_prints if uid not in new_prints]
@@ -257,7 +299,7 @@ def _build_vectors(config: IndexConfig, bible: Bible, embedder: Embedder, store:
         else:
             store.upsert(chunk, vectors, metadatas, sparse=[sparse.vector(p) for p in positions])
         log(f"vetores: {start + len(chunk)}/{len(changed)} gravados")
-    write_json_atomic(prints_path, new_prints)
+    prints.write(new_prints)
     report.vectors_upserted, report.vectors_deleted = len(changed), len(removed)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_WINDOW = 0
@@ -24,13 +24,15 @@ class IndexConfig:
     neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
     stemmer: str = DEFAULT_STEMMER
     topics_path: Path | None = None  # OpenBible topical data; None disables the topical channel
+    database_url: str = field(default="", repr=False)  # PostgreSQL: with a vector server, the index is shared
 
     @classmethod
     def from_settings(cls, settings, **overrides) -> IndexConfig:
         values = dict(corpus_path=Path(settings.corpus_path), data_dir=Path(settings.data_dir),
                       embedding_backend=settings.embedding_backend, embedding_model=settings.embedding_model,
                       chroma_url=settings.chroma_url, qdrant_url=settings.qdrant_url,
-                      topics_path=Path(settings.topics_path) if settings.topics_path else None)
+                      topics_path=Path(settings.topics_path) if settings.topics_path else None,
+                      database_url=settings.database_url.get_secret_value())
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -59,6 +61,18 @@ class IndexConfig:
         if self.qdrant_url:
             return str(self.index_dir / "qdrant") if self.qdrant_url == "local" else self.qdrant_url
         return self.chroma_url or str(self.chroma_dir)
+
+    @property
+    def shared(self) -> bool:
+        """Replicas share this index: its vectors are on a server and its manifest in PostgreSQL."""
+        remote = bool(self.chroma_url) or (bool(self.qdrant_url) and self.qdrant_url != "local")
+        return remote and self.database_url.startswith(("postgresql://", "postgres://"))
+
+    def shared_index(self):
+        """The shared manifest and build lock (retrieval.shared), or None for an index of this machine only."""
+        from retrieval.shared import SharedIndex
+
+        return SharedIndex(self.database_url, self.store_location) if self.shared else None
 
     def embedder_key(self) -> dict:
         """The configured embedder, before loading it (the dimension comes from the model)."""

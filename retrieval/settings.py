@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import SecretStr
+
 from corpus.settings import CorpusSettings
 
 
@@ -16,3 +18,4 @@ class RetrievalSettings(CorpusSettings):
     embedding_model: str = ""
     chroma_url: str = ""
     qdrant_url: str = ""
+    database_url: SecretStr = SecretStr("")  # postgresql://…: state and the shared index's manifest and lock

@@ -9,9 +9,10 @@ from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.evidence import EvidenceFloor
 from retrieval.lexical import LexicalIndex
-from retrieval.manifest import IndexCorrupt, read_manifest
+from retrieval.manifest import IndexCorrupt
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.retriever import Retriever
+from retrieval.shared import SharedIndexError
 from retrieval.store import StoreError, VectorStore
 from retrieval.thesaurus import Thesaurus
 from retrieval.tone import ToneLabels
@@ -27,22 +28,25 @@ class IndexNotReady(RuntimeError):
 def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                    store: VectorStore | None = None) -> Retriever:
     """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
-    from retrieval.builder import open_store, probe_store
+    from retrieval.builder import current_manifest, open_store, probe_store
 
     try:
-        manifest = read_manifest(config.manifest_path)
-    except IndexCorrupt as error:
+        manifest = current_manifest(config, config.shared_index())
+    except (IndexCorrupt, SharedIndexError) as error:
         raise IndexNotReady(str(error)) from error
+    where = f"compartilhado em {config.store_location}" if config.shared else f"em {config.index_dir}"
     if manifest is None:
-        raise IndexNotReady(f"índice inexistente em {config.index_dir}: rode `python -m retrieval build`")
+        raise IndexNotReady(f"índice inexistente {where}: rode `python -m retrieval build`")
     if not manifest.complete:
-        raise IndexNotReady("a última construção do índice não terminou: rode `python -m retrieval build`")
+        raise IndexNotReady(f"a construção do índice {where} não terminou (ou está em andamento)")
     if manifest.corpus.get("sha256") != sha256_of(config.corpus_path):
         raise IndexNotReady(f"o corpus {config.corpus_path} mudou desde a construção do índice")
     key = config.embedder_key()
     if {k: manifest.embedder.get(k) for k in key} != key:
         raise IndexNotReady(f"o índice foi construído com outro embedder ({manifest.embedder})")
     bible = load(config.corpus_path)
+    if not config.lexical_dir.exists():
+        raise IndexNotReady(f"índice BM25 ausente em {config.lexical_dir}")
     try:
         lexical = LexicalIndex.load(config.lexical_dir)
     except Exception as error:

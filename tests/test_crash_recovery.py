@@ -16,9 +16,9 @@ from tests.test_whatsapp import SECRET, VERIFY, signed
 
 
 def bot_env(mini_index, bot_api, graph_api, llm_server, port: int) -> dict:
+    telegram = {"TELEGRAM_BOT_TOKEN": bot_api.TOKEN, "TELEGRAM_API_BASE_URL": bot_api.url} if bot_api else {}
     return {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
-            "TOPICS_PATH": "", "LLM_PROVIDER": "ollama", "OLLAMA_BASE_URL": llm_server.url,
-            "TELEGRAM_BOT_TOKEN": bot_api.TOKEN, "TELEGRAM_API_BASE_URL": bot_api.url,
+            "TOPICS_PATH": "", "LLM_PROVIDER": "ollama", "OLLAMA_BASE_URL": llm_server.url, **telegram,
             "WHATSAPP_ACCESS_TOKEN": FakeGraphAPI.TOKEN, "WHATSAPP_APP_SECRET": SECRET,
             "WHATSAPP_VERIFY_TOKEN": VERIFY, "WHATSAPP_PHONE_NUMBER_ID": FakeGraphAPI.PHONE_ID,
             "WHATSAPP_API_BASE_URL": graph_api.url, "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(port),

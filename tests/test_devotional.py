@@ -84,8 +84,8 @@ def test_pool_takes_the_curated_list_minus_exclusions_and_voted_verses_without_a
     assert [[v.id for v in p] for p in pool.passages] == [["PSA.23.1"], ["ROM.8.2"]]
 
 
-def test_subscription_times_and_days(tmp_path):
-    subscriptions = Memory.open(tmp_path / "p.db").subscriptions
+def test_subscription_times_and_days(database_url, tmp_path):
+    subscriptions = Memory.connect(database_url, tmp_path).subscriptions
     now = lambda t: datetime.fromtimestamp(t, SP)  # noqa: E731
     subscriptions.subscribe("telegram", "1", 7, 30, now(at(7, 0)))
     subscriptions.subscribe("telegram", "2", 7, 30, now(at(10, 0)))  # already past today: starts tomorrow

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -16,38 +13,14 @@ from retrieval.builder import build_index
 from retrieval.scope import named
 from retrieval.startup import open_retriever
 from tests.conftest import MINI_VERSES, ROOT
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.servers import ChromaServer
 
 
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    """A real Chroma server on loopback, started with the `chroma` CLI that chromadb installs."""
-    exe = shutil.which("chroma") or os.path.join(os.path.dirname(sys.executable), "chroma")
-    port = _free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    process = subprocess.Popen([exe, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    import httpx
-
-    while True:
-        try:
-            if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None, "chroma run exited"
-        assert time.time() < deadline, "chroma server did not start"
-        time.sleep(0.3)
-    yield url
-    process.terminate()
-    process.wait(timeout=20)
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server")).start()
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(params=["embedded", "server", "qdrant"])

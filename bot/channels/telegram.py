@@ -94,16 +94,23 @@ class TelegramChannel:
         conversation.register(self)
 
     # -- lifecycle -----------------------------------------------------------------------------
-    async def start(self, webhook_url: str = "", secret: str = "", poll_timeout: float = 10) -> None:
+    async def start(self, webhook_url: str = "", secret: str = "", poll_timeout: float = 10,
+                    poll: bool = True) -> None:
+        """Ready to send; updates by webhook, or by long polling (unless ``poll`` is False: another replica
+        may be the poller, see `start_polling`)."""
         await self.app.initialize()
         await self.bot.set_my_commands(BOT_COMMANDS)
         await self.app.start()
+        self.poll_timeout = poll_timeout
         if webhook_url:
             await self.bot.set_webhook(webhook_url, secret_token=secret or None, allowed_updates=ALLOWED_UPDATES)
-        else:
-            await self.bot.delete_webhook()
-            await self.app.updater.start_polling(timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES,
-                                                 error_callback=self._polling_error)
+        elif poll:
+            await self.start_polling()
+
+    async def start_polling(self) -> None:
+        await self.bot.delete_webhook()
+        await self.app.updater.start_polling(timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES,
+                                             error_callback=self._polling_error)
 
     async def stop_intake(self) -> None:
         """Stop polling (its last ``getUpdates`` stores what it confirms); sending still works."""

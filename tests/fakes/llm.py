@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio as _asyncio
 import json as _json
+import re as _re
 
 from aiohttp import web as _web
 
 from tests.fakes.loopback import LoopbackPeer
+
+_MESSAGE = _re.compile(r"<mensagem>\s*(.*?)\s*</mensagem>", _re.S)
 
 # An answer breaking every promise about generated text (for the channels' tests): a misquoted verse of the
 # made-up Bible, an invented phone number and e-mail address, and a treatment directive.
@@ -36,7 +39,8 @@ class FakeLLMServer(LoopbackPeer):
     def answer(self, *behaviours: dict) -> None:
         """Behaviours: {"chunks": [...]} streams text; add "status"/"headers"/"body" for an HTTP error,
         "error_after": n for an error event after n chunks, "truncate": True to end without the final
-        event, "delay": s to wait before answering, "pace": s to wait before each chunk (a slow CPU model)."""
+        event, "delay": s to wait before answering, "pace": s to wait before each chunk (a slow CPU model),
+        "echo": True to answer "Sobre “<the person's message>”: paz."."""
         self.script = list(behaviours)
 
     def _next(self) -> dict:
@@ -56,6 +60,9 @@ class FakeLLMServer(LoopbackPeer):
         self.requests.append({"protocol": protocol, "path": request.path, "headers": dict(request.headers),
                               "json": body})
         behaviour = self._next()
+        if behaviour.get("echo"):  # answer about the person's own words: proves which message was answered
+            said = _MESSAGE.search(str((body.get("messages") or [{}])[-1].get("content", "")))
+            behaviour = {**behaviour, "chunks": [f"Sobre “{said.group(1).strip() if said else ''}”: paz."]}
         if behaviour.get("delay"):
             await _asyncio.sleep(behaviour["delay"])
         return behaviour

@@ -1,0 +1,88 @@
+"""Leases in the shared database: which replica works a chat, or polls Telegram, until when."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from bot.storage import Database
+
+log = logging.getLogger("pastor.leases")
+
+
+def migrate_leases(db: Database) -> None:
+    """Migration 005: leases let replicas sharing one database split the work without doubling it."""
+    real = "double precision" if db.kind == "postgresql" else "real"
+    db.execute(f"create table leases (name text primary key, owner text not null, expires_at {real} not null)")
+
+
+class Leases:
+    """Named, expiring claims; a holder that dies loses its lease when the time runs out."""
+
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time):
+        self.db, self.clock = db, clock
+
+    def acquire(self, name: str, owner: str, seconds: float) -> bool:
+        """Take ``name`` for ``seconds`` (or extend it) unless another owner holds it unexpired."""
+        now = self.clock()
+        return self.db.execute(
+            "insert into leases (name, owner, expires_at) values (?, ?, ?) on conflict (name) do update set "
+            "owner = excluded.owner, expires_at = excluded.expires_at "
+            "where leases.owner = excluded.owner or leases.expires_at < ?",
+            [name, owner, now + seconds, now]).rowcount == 1
+
+    def release(self, name: str, owner: str) -> None:
+        self.db.execute("delete from leases where name = ? and owner = ?", [name, owner])
+
+    def holder(self, name: str) -> str | None:
+        row = self.db.execute("select owner from leases where name = ? and expires_at >= ?",
+                              [name, self.clock()]).fetchone()
+        return row[0] if row else None
+
+
+class Leader:
+    """Runs ``lead`` on the one replica holding lease ``name`` and ``step_down`` if it loses it
+    (Telegram long polling: two pollers of one bot conflict)."""
+
+    def __init__(self, leases: Leases, name: str, owner: str, lead: Callable[[], Awaitable[None]],
+                 step_down: Callable[[], Awaitable[None]], seconds: float = 30.0):
+        self.leases, self.name, self.owner = leases, name, owner
+        self.lead, self.step_down, self.seconds = lead, step_down, seconds
+        self.leading = False
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        """Try once now (a single replica leads from its first second), then keep trying in the background."""
+        await self._round()
+        self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self.leading:
+            await self.step_down()
+            self.leading = False
+        self.leases.release(self.name, self.owner)
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.seconds / 3)
+            await self._round()
+
+    async def _round(self) -> None:
+        try:
+            held = self.leases.acquire(self.name, self.owner, self.seconds)
+        except Exception as error:  # the database is away: step down rather than risk two leaders
+            log.error("não foi possível renovar %s: %s: %s", self.name, type(error).__name__, error)
+            held = False
+        if held and not self.leading:
+            log.info("esta réplica assumiu %s", self.name)
+            await self.lead()
+            self.leading = True
+        elif not held and self.leading:
+            log.warning("esta réplica deixou %s (outra assumiu)", self.name)
+            await self.step_down()
+            self.leading = False
