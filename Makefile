@@ -20,6 +20,9 @@ setup:
 
 test:
 	$(BIN)/python -m pytest -q
+	# the pipeline and channel suites again, with the bot's state in PostgreSQL instead of SQLite
+	$(BIN)/python -m pytest -q --database=postgresql tests/test_telegram.py tests/test_whatsapp.py \
+		tests/test_devotional.py tests/test_pastor.py
 
 lint:
 	$(BIN)/ruff check .

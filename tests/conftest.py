@@ -136,6 +136,19 @@ def postgres():
 _DATABASE_NUMBERS = itertools.count()
 
 
+def pytest_addoption(parser):
+    parser.addoption("--database", choices=("sqlite", "postgresql"), default="sqlite",
+                     help="where the pipeline and channel tests keep the bot's state (default sqlite)")
+
+
+@pytest.fixture()
+def state_url(request, tmp_path):
+    """The database the pipeline and channel fixtures use: SQLite, or PostgreSQL with --database=postgresql."""
+    if request.config.getoption("--database") == "sqlite":
+        return f"sqlite:///{tmp_path / 'pastor.db'}"
+    return request.getfixturevalue("postgres").create_database(f"s{next(_DATABASE_NUMBERS)}")
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request, tmp_path):
     """A fresh, empty database of each kind the bot supports, as DATABASE_URL names it."""
@@ -174,14 +187,14 @@ def mini_retriever(mini_index, use_embedder):
 
 
 @pytest.fixture()
-def make_pastor(tmp_path, mini_retriever):
+def make_pastor(tmp_path, mini_retriever, state_url):
     """Pastor over the mini index with a fresh memory; pass an LLM provider or None."""
     from bot.memory import Memory
     from bot.pastor import Pastor, PastorConfig
 
     def make(llm=None, **config):
         mini_retriever.result_cache.clear()
-        memory = Memory.open(tmp_path / "pastor.db")
+        memory = Memory.connect(state_url, tmp_path)
         return Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama", **config))
 
     return make
@@ -228,7 +241,7 @@ async def _no_sleep(_seconds):
 
 
 @pytest.fixture()
-def make_channel(tmp_path, mini_retriever, bot_api):
+def make_channel(tmp_path, mini_retriever, bot_api, state_url):
     """A TelegramChannel over the mini index, talking to the loopback Bot API; pass an LLM provider or None."""
     from bot.channels.inline import InlineVerses
     from bot.channels.telegram import TelegramChannel
@@ -240,7 +253,7 @@ def make_channel(tmp_path, mini_retriever, bot_api):
 
     def make(llm=None, rate_limit=None, memory=None, daily_clock=None, inline=False, **core_options):
         mini_retriever.result_cache.clear()
-        memory = memory or Memory.open(tmp_path / "pastor.db")
+        memory = memory or Memory.connect(state_url, tmp_path)
         pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
         if daily_clock is not None:
             core_options["devotional"] = devotional(pastor, daily_clock)
@@ -285,7 +298,7 @@ async def stopped(channel) -> None:
 # ---- the WhatsApp channel over the mini index ---------------------------------------
 
 @pytest.fixture()
-async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory):
+async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_factory, state_url):
     """A WhatsAppChannel over the mini index behind our aiohttp server, replying through the loopback Graph
     API; returns (channel, client). Pass an LLM provider, `PastorConfig` options, channel or core options."""
     import httpx
@@ -302,7 +315,7 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
         async def make(llm=None, typing_every: float = TYPING_EVERY, crisis_contacts: str = "", status=_status,
                        daily_clock=None, daily_template: str = "", **core_options):
             mini_retriever.result_cache.clear()
-            memory = Memory.open(tmp_path / "pastor.db")
+            memory = Memory.connect(state_url, tmp_path)
             pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts))
             if daily_clock is not None:
                 core_options["devotional"] = devotional(pastor, daily_clock)

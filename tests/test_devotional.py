@@ -172,7 +172,7 @@ async def test_telegram_commands_for_the_verse_of_the_day(make_channel, bot_api)
         await stopped(channel)
 
 
-async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, bot_api, tmp_path):
+async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, bot_api, tmp_path, state_url):
     clock = Clock(at(7, 0))
     channel, rounds = await telegram_with_round(make_channel, clock)
     try:
@@ -186,7 +186,7 @@ async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, b
     finally:
         await stopped(channel)
     clock.now = at(7, 31)  # a restart over the same database: today's word is not sent again
-    again, restarted = await telegram_with_round(make_channel, clock, memory=Memory.open(tmp_path / "pastor.db"))
+    again, restarted = await telegram_with_round(make_channel, clock, memory=Memory.connect(state_url, tmp_path))
     try:
         assert restarted.run() == 0
         clock.now = at(7, 30) + 86400  # the next morning

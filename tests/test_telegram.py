@@ -60,12 +60,12 @@ async def test_no_sources_message_without_sources(make_channel, bot_api):
         await stopped(channel)
 
 
-async def test_fontes_after_a_restart_status_and_erase(make_channel, bot_api, tmp_path):
+async def test_fontes_after_a_restart_status_and_erase(make_channel, bot_api, tmp_path, state_url):
     channel = await started(make_channel())
     bot_api.push(bot_api.message(503, "a formiga e o preguiçoso"))
     await bot_api.wait_for(2, chat_id=503)
     await stopped(channel)
-    memory = Memory.open(tmp_path / "pastor.db")  # a new process, the same database
+    memory = Memory.connect(state_url, tmp_path)  # a new process, the same database
     channel = await started(make_channel(memory=memory))
     try:
         bot_api.push(bot_api.message(503, "/fontes"))
