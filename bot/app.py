@@ -13,6 +13,7 @@ import httpx
 
 from bot.daily import DailyVerses, VerseOfTheDay
 from bot.daily_round import DailyRound
+from bot.leases import replica_name
 from bot.llm.factory import create_provider, http_client
 from bot.memory import Memory
 from bot.metrics import Metrics
@@ -54,6 +55,7 @@ class App:
     metrics: Metrics = field(default_factory=Metrics)
     errors: RecentErrors = field(default_factory=RecentErrors)
     started_at: float = field(default_factory=time.time)
+    replica: str = field(default_factory=replica_name)  # this process among replicas sharing a database
     warm_up: dict = field(default_factory=dict)  # {"seconds": 3.2} or {"error": "..."} once the model is loaded
     voice: VoiceNotes | None = None  # None without TRANSCRIPTION_PROVIDER: voice notes get "only text"
     words: VerseOfTheDay | None = None

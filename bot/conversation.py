@@ -14,10 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
@@ -27,6 +24,7 @@ from bot.daily_round import DAILY
 from bot.delivery import DeliveryError, DeliveryPolicy
 from bot.devotional import Devotional
 from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound
+from bot.leases import replica_name
 from bot.logs import message_id
 from bot.memory import Memory
 from bot.metrics import Metrics
@@ -41,11 +39,6 @@ log = logging.getLogger("pastor.conversation")
 COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem")
 DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
 CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up after this long
-
-
-def replica_name() -> str:
-    """This process, as other replicas see it in the leases table."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 class Channel(Protocol):

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 
 from bot.storage import Database
 
 log = logging.getLogger("pastor.leases")
+
+
+def replica_name() -> str:
+    """This process, as other replicas see it in the leases table."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 def migrate_leases(db: Database) -> None:

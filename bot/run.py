@@ -45,7 +45,8 @@ def conversation(app: App) -> Conversation:
     app.metrics.watch_outbox(app.memory.inbox)
     devotional = Devotional(app.words, app.memory, app.retriever.bible, translation(app)) if app.words else None
     return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
-                        voice=app.voice, devotional=devotional, lease_seconds=app.settings.chat_lease_seconds)
+                        voice=app.voice, devotional=devotional, replica=app.replica,
+                        lease_seconds=app.settings.chat_lease_seconds)
 
 
 def telegram_channel(app: App, core: Conversation) -> TelegramChannel:

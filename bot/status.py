@@ -41,6 +41,7 @@ async def status_text(app, full: bool = True) -> str:
             lines.append(memory)
     lines.append(await _voice_line(app))
     lines.append(_daily_line(app))
+    lines.append(f"banco: {app.memory.db.describe()} · réplica {app.replica}")
     pending, oldest = app.memory.inbox.backlog()
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
     lines.append(f"mensagens aguardando entrega: {pending}{waiting}")

@@ -55,6 +55,10 @@ class Database:
     def close(self) -> None:
         raise NotImplementedError
 
+    def describe(self) -> str:
+        """Where the state lives, for /status (never a password)."""
+        raise NotImplementedError
+
     def migrate(self, migrations: Sequence[tuple[str, Callable[[Database], None]]], clock: Callable[[], float]) -> None:
         """Apply, once each and in order, the migrations not yet recorded in ``_migrations``."""
         with self.transaction():
@@ -130,6 +134,10 @@ class SQLiteDatabase(Database):
     def close(self) -> None:
         self.db.conn.close()
 
+    def describe(self) -> str:
+        path = self.db.conn.execute("PRAGMA database_list").fetchone()[2]
+        return f"SQLite ({path or 'em memória'})"
+
     def _lock_migrations(self) -> None:
         if not self.db.conn.in_transaction:
             self.db.conn.execute("begin immediate")  # DDL would not open the transaction by itself
@@ -142,6 +150,8 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str, max_size: int = 8):
         import psycopg
+
+        self.url = redact(url)
         from psycopg_pool import ConnectionPool
 
         self._psycopg = psycopg
@@ -188,6 +198,9 @@ class PostgresDatabase(Database):
 
     def close(self) -> None:
         self.pool.close()
+
+    def describe(self) -> str:
+        return f"PostgreSQL ({self.url})"
 
     def _lock_migrations(self) -> None:
         self.execute("select pg_advisory_xact_lock(?)", [MIGRATION_LOCK])

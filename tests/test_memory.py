@@ -24,6 +24,7 @@ def test_reopening_keeps_everything_and_migrates_once(database_url, tmp_path):
         assert again.db.execute("pragma journal_mode").fetchone()[0] == "wal"
         assert again.db.execute("pragma busy_timeout").fetchone()[0] == 5000
     assert again.writable()
+    assert again.db.describe().startswith({"sqlite": "SQLite (", "postgresql": "PostgreSQL (postgresql://"}[again.db.kind])
 
 
 def test_window_is_the_last_ten_exchanges(database_url, tmp_path):

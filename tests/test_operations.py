@@ -85,7 +85,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
             return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
                                    started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]),
                                    memory=memory, ready=lambda: {"index": True}, warm_up={"seconds": 2.5},
-                                   words=words, daily_round=rounds)
+                                   words=words, daily_round=rounds, replica="maquina:42:abc")
         up = await status_text(app_with(llm_server.url))
         down = await status_text(app_with("http://127.0.0.1:9"))
         short_up = await status_text(app_with(llm_server.url), full=False)
@@ -100,6 +100,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
     assert "modelo na memória: não (aquecido em 2,5 s ao iniciar)" in up  # loaded at start, unloaded since
     assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
     assert "versículo do dia: inscrições: 2 no Telegram, 1 no WhatsApp · última rodada às 07:31, 2 envio(s)" in up
+    assert f"banco: SQLite ({tmp_path / 'm.db'}) · réplica maquina:42:abc" in up
 
 
 async def test_a_model_that_cannot_be_loaded_is_reported_loudly(llm_server, caplog):
