@@ -158,3 +158,23 @@ async def test_two_replicas_answer_every_message_once_in_order_when_one_is_kille
     assert second.returncode == 0, err.decode()[-3000:]
     assert "senha" not in err.decode()
     print(f"replica joined the shared index and became ready in {joined_in:.1f} s")
+
+
+def test_two_replicas_running_the_daily_round_at_once_queue_each_word_once(database_url, tmp_path):
+    from datetime import datetime
+    from types import SimpleNamespace
+    from zoneinfo import ZoneInfo
+
+    from bot.daily_round import DailyRound
+
+    zone = ZoneInfo("America/Sao_Paulo")
+    words = SimpleNamespace(now=lambda: datetime(2026, 11, 30, 7, 30, tzinfo=zone), timezone=zone)
+    replicas = [Memory.connect(database_url, tmp_path) for _ in range(2)]
+    for chat in ("1", "2", "3"):
+        replicas[0].subscriptions.subscribe("telegram", chat, 7, 30, datetime(2026, 11, 30, 6, 0, tzinfo=zone))
+    rounds = [DailyRound(m.subscriptions, words, m.inbox.add, lambda: {"telegram"}) for m in replicas]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        queued = list(pool.map(lambda r: r.run(), rounds))
+    assert sum(queued) == 3 and sum(r.run() for r in rounds) == 0
+    rows = replicas[1].db.execute("select message_id from inbox order by message_id").rows
+    assert [r[0] for r in rows] == [f"diario-2026-11-30-{chat}" for chat in ("1", "2", "3")]
