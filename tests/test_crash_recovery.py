@@ -11,7 +11,7 @@ import httpx
 
 from tests.conftest import ROOT
 from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
-from tests.test_run import free_port
+from tests.servers import free_port
 from tests.test_whatsapp import SECRET, VERIFY, signed
 
 

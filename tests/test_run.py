@@ -6,18 +6,12 @@ import asyncio
 import os
 import shutil
 import signal
-import socket
 import sys
 
 import httpx
 
 from tests.conftest import ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.servers import free_port
 
 
 async def test_python_m_bot_runs_telegram_by_polling(mini_index, bot_api, tmp_path):
