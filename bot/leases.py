@@ -44,10 +44,38 @@ class Leases:
     def release(self, name: str, owner: str) -> None:
         self.db.execute("delete from leases where name = ? and owner = ?", [name, owner])
 
+    def forget_previous_runs(self, owner: str) -> int:
+        """Drop the leases of earlier processes of this host that are gone, so that a restart after a crash
+        resumes its chats and its polling at once instead of waiting for the leases to run out."""
+        host = owner.split(":")[0]
+        rows = self.db.execute("select name, owner from leases where owner like ?", [f"{host}:%"]).rows
+        gone = [(name, held) for name, held in rows if held != owner and not _running(held)]
+        for name, held in gone:
+            self.db.execute("delete from leases where name = ? and owner = ?", [name, held])
+        return len(gone)
+
     def holder(self, name: str) -> str | None:
         row = self.db.execute("select owner from leases where name = ? and expires_at >= ?",
                               [name, self.clock()]).fetchone()
         return row[0] if row else None
+
+
+def _running(owner: str) -> bool:
+    """Whether the process named in ``owner`` ("host:pid:tag", this host) still runs; our own pid under
+    another name is an earlier run (a container restarted with the same pid)."""
+    try:
+        pid = int(owner.split(":")[1])
+    except (IndexError, ValueError):
+        return True
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Leader:

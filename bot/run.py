@@ -122,6 +122,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz, /metrics"
                    + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
     poller = None
+    if forgotten := app.memory.leases.forget_previous_runs(core.replica):
+        log.info("%d concessão(ões) de uma execução anterior desta máquina liberada(s)", forgotten)
     try:
         if telegram:
             await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value(),

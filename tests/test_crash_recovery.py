@@ -92,6 +92,7 @@ async def test_kill_9_mid_answer_then_restart_answers_each_message_once(mini_ind
     log = err.decode()
     assert process.returncode == 0, log
     assert "retomadas 2 conversa(s)" in log
+    assert "concessão(ões) de uma execução anterior desta máquina liberada(s)" in log  # resumed without waiting
     assert bot_api.TOKEN not in log and FakeGraphAPI.TOKEN not in log
 
 

@@ -178,3 +178,22 @@ def test_two_replicas_running_the_daily_round_at_once_queue_each_word_once(datab
     assert sum(queued) == 3 and sum(r.run() for r in rounds) == 0
     rows = replicas[1].db.execute("select message_id from inbox order by message_id").rows
     assert [r[0] for r in rows] == [f"diario-2026-11-30-{chat}" for chat in ("1", "2", "3")]
+
+
+def test_a_restart_frees_what_its_crashed_predecessor_held_and_nothing_else(database_url, tmp_path):
+    import os
+    import socket
+    import subprocess
+
+    leases = Memory.connect(database_url, tmp_path).leases
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    host = socket.gethostname()
+    me = f"{host}:{os.getpid()}:novo"
+    leases.acquire("chat:whatsapp:1", f"{host}:{dead.pid}:velho", 60)  # killed -9 before it could release
+    leases.acquire("telegram-poller", f"{host}:{os.getpid()}:antes", 60)  # a container restarted with our pid
+    leases.acquire("chat:whatsapp:2", f"{host}:{os.getppid()}:vivo", 60)  # another live process here
+    leases.acquire("chat:whatsapp:3", "outra-maquina:1234:x", 60)  # another machine's replica
+    assert leases.forget_previous_runs(me) == 2
+    assert leases.acquire("chat:whatsapp:1", me, 60) and leases.acquire("telegram-poller", me, 60)
+    assert not leases.acquire("chat:whatsapp:2", me, 60) and not leases.acquire("chat:whatsapp:3", me, 60)
