@@ -104,6 +104,11 @@ class LexicalIndex:
             counts = np.where(mask, counts, 0)
         return counts
 
+    def groups_in(self, groups, text: str) -> int:
+        """How many of the question's word groups (a word or an equivalent) one text holds."""
+        terms = set(self.analyzer(text))
+        return sum(1 for own, others in self._stem_groups(groups) if own in terms or terms.intersection(others))
+
     def by_coordination(self, groups, alternative_weight: float, limit: int,
                         mask: np.ndarray | None = None) -> list[int]:
         """A quotation's ranking: verses holding more of its word groups first, BM25 order within.

@@ -161,7 +161,8 @@ class Retriever:
     def _lexical(self, plan: QueryPlan, mask) -> tuple[list[int], int]:
         """The lexical ranking, and how many question words (or equivalents) its best verse holds."""
         scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
-        best_terms = int(self.lexical.coordination(plan.alternatives)[int(np.argmax(scores))]) if scores.any() else 0
+        best = self.bible.verses[int(np.argmax(scores))].text if scores.any() else ""
+        best_terms = self.lexical.groups_in(plan.alternatives, best)
         if plan.concepts and self.params.expansion_weight:
             scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
         return _top(scores, self.params.candidates), best_terms

@@ -73,6 +73,7 @@ def test_coordination_counts_word_groups_with_their_equivalents():
     assert index.coordination([("ovelhas", "rebanhos")]).tolist() == [0] * 8 + [1] * 4
     mask = np.array([True] * 11 + [False])
     assert index.coordination(groups, mask).tolist() == [2] * 11 + [0]
+    assert [index.groups_in(groups, text) for text in REFRAIN_DOCS] == index.coordination(groups).tolist()
 
 
 def test_a_quotation_finds_the_verse_that_holds_the_refrain_and_the_pin():
