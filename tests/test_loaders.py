@@ -60,7 +60,7 @@ USFX_GENERAL = """<?xml version="1.0" encoding="utf-8"?>
      devagar    e escuta
      os sábios<x caller="-">Jr 17.7</x>;
   <v id="2" bcv="PSA.1.2"/>antes tem <w s="H8451">gosto</w> na <nd>palavra</nd> do <add>Senhor</add>.<ve/></p>
-  <q level="1"><v id="3"/>Será como um jardim regado<ve/></q>
+  <q level="1"><v id="3"/>Será como uma horta bem cuidada<ve/></q>
   <c id="2"/><s>O rei <f>nota</f>ungido</s>
   <p><v id="1-2"/>Por que correm tanto as <qt>cidades</qt>?</p>
  </book>
@@ -81,7 +81,7 @@ def test_usfx_general_dialect(tmp_path):
     assert psa11.text == "Feliz quem caminha devagar e escuta os sábios;"
     assert psa11.heading == "Os dois caminhos"
     assert bible.get("PSA", 1, 2).text == "antes tem gosto na palavra do Senhor."
-    assert bible.get("PSA", 1, 3).text == "Será como um jardim regado"
+    assert bible.get("PSA", 1, 3).text == "Será como uma horta bem cuidada"
     assert bible.get("PSA", 2, 1).heading == "O rei ungido"
     assert bible.get("PSA", 2, 1).text == "Por que correm tanto as cidades?"
     assert bible.get("MAT", 5, 9).text == "Felizes os que plantam a paz,"
