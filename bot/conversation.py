@@ -172,16 +172,11 @@ class Conversation:
         return False  # the lease was lost (this replica stalled): whoever holds it now goes on
 
     async def _keep_lease(self, lease: str) -> None:
-        """Renew the lease while the chat is worked; return (ending the work) if another replica took it."""
+        """Renew the lease while the chat is worked; return (ending the work) if it cannot be kept."""
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
-            try:
-                kept = self.memory.leases.acquire(lease, self.replica, self.lease_seconds)
-            except Exception as error:  # the database is away: stop after this message rather than double it
-                log.error("não foi possível renovar %s: %s: %s", lease, type(error).__name__, error)
-                return
-            if not kept:
-                log.error("a conversa %s passou para outra réplica", lease)
+            if not self.memory.leases.renew(lease, self.replica, self.lease_seconds):
+                log.error("a conversa %s não é mais desta réplica", lease)
                 return
 
     async def _process(self, channel: Channel, entry: Entry) -> bool:

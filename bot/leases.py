@@ -41,6 +41,14 @@ class Leases:
             "where leases.owner = excluded.owner or leases.expires_at < ?",
             [name, owner, now + seconds, now]).rowcount == 1
 
+    def renew(self, name: str, owner: str, seconds: float) -> bool:
+        """`acquire` for a holder that must stop when unsure: a database that cannot answer counts as lost."""
+        try:
+            return self.acquire(name, owner, seconds)
+        except Exception as error:
+            log.error("não foi possível renovar %s: %s: %s", name, type(error).__name__, error)
+            return False
+
     def release(self, name: str, owner: str) -> None:
         self.db.execute("delete from leases where name = ? and owner = ?", [name, owner])
 
@@ -109,11 +117,7 @@ class Leader:
             await self._round()
 
     async def _round(self) -> None:
-        try:
-            held = self.leases.acquire(self.name, self.owner, self.seconds)
-        except Exception as error:  # the database is away: step down rather than risk two leaders
-            log.error("não foi possível renovar %s: %s: %s", self.name, type(error).__name__, error)
-            held = False
+        held = self.leases.renew(self.name, self.owner, self.seconds)  # unsure: step down, never two leaders
         if held and not self.leading:
             log.info("esta réplica assumiu %s", self.name)
             await self.lead()

@@ -109,15 +109,14 @@ class LexicalIndex:
         terms = set(self.analyzer(text))
         return sum(1 for own, others in self._stem_groups(groups) if own in terms or terms.intersection(others))
 
-    def by_coordination(self, groups, alternative_weight: float, limit: int,
-                        mask: np.ndarray | None = None) -> list[int]:
-        """A quotation's ranking: verses holding more of its word groups first, BM25 order within.
+    def by_coordination(self, groups, scores: np.ndarray, limit: int, mask: np.ndarray | None = None) -> list[int]:
+        """A quotation's ranking: verses holding more of its word groups first, then by ``scores``
+        (its `grouped_scores`).
 
         Counted over every verse (in ``mask``), so a refrain shared by many verses cannot crowd
         the one verse that also holds the quotation's rarer words out of the first ``limit``.
         """
         counts = self.coordination(groups, mask)
-        scores = self.grouped_scores(groups, alternative_weight, mask)
         holding = np.flatnonzero(counts)
         order = np.lexsort((-scores[holding], -counts[holding]))[:limit]
         return [int(p) for p in holding[order]]

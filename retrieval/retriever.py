@@ -113,7 +113,8 @@ class Retriever:
         recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector)
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score,
                        "necessidades": list(r.situation.needs)} for r in recognised]
-        lexical, lexical_best = self._lexical(plan, mask)
+        own_scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
+        lexical, lexical_best = self._lexical(plan, own_scores, mask)
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
@@ -122,8 +123,7 @@ class Retriever:
         quote = plan.quoted or signals.looks_like_a_quote
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
-            lexical = self.lexical.by_coordination(plan.alternatives, self.params.equivalents_weight,
-                                                   self.params.candidates, mask)
+            lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
             topical = []
         p = self.params
         if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
@@ -158,9 +158,9 @@ class Retriever:
         hits, _ = self._select(fused, ranks, {}, k)
         return SearchResult(plan.original, OK, hits, plan.scope, mode="livro")
 
-    def _lexical(self, plan: QueryPlan, mask) -> tuple[list[int], int]:
-        """The lexical ranking, and how many question words (or equivalents) its best verse holds."""
-        scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
+    def _lexical(self, plan: QueryPlan, scores: np.ndarray, mask) -> tuple[list[int], int]:
+        """The lexical ranking from the question's own scores (plus its concepts' words), and how many
+        question words (or equivalents) the best verse holds."""
         best = self.bible.verses[int(np.argmax(scores))].text if scores.any() else ""
         best_terms = self.lexical.groups_in(plan.alternatives, best)
         if plan.concepts and self.params.expansion_weight:

@@ -100,14 +100,9 @@ _BOOK = re.compile(
 )
 _PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
 _SPEAKS = r" (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam|sobre)\b"
-_BOOK_SPEAKS = re.compile(  # "o que Provérbios ensina", "o que Tiago diz", "Eclesiastes sobre a vaidade"
-    r"\b(?P<name>" + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
-    + r")" + _SPEAKS
-)
-_BOOK_ALONE = re.compile(  # a message that is only a book's name: "Rute", "Eclesiastes?"
-    r"^\W*(?P<name>" + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
-    + r")\W*$"
-)
+_NAMES_NOT_JO = "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
+_BOOK_SPEAKS = re.compile(rf"\b(?P<name>{_NAMES_NOT_JO}){_SPEAKS}")  # "o que Tiago diz", "Eclesiastes sobre"
+_BOOK_ALONE = re.compile(rf"^\W*(?P<name>{_NAMES_NOT_JO})\W*$")  # only a book's name: "Rute", "Eclesiastes?"
 _JOB_SPEAKS = re.compile(r"\b(?P<name>jó)(?:" + _SPEAKS + r"|\W*$)")  # with its accent Jó is never João's "Jo"
 
 

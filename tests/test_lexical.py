@@ -82,5 +82,5 @@ def test_a_quotation_finds_the_verse_that_holds_the_refrain_and_the_pin():
     groups = [(w,) for w in "feriu os rebanhos porque o seu cuidado fica para sempre".split()]
     scores = index.grouped_scores(groups, 0.9)
     assert 11 not in np.argsort(-scores)[:3]
-    assert index.by_coordination(groups, 0.9, limit=3) == [11, 0, 1]  # then the refrain (3 words)
-    assert 11 not in index.by_coordination(groups, 0.9, limit=20, mask=np.array([True] * 11 + [False]))
+    assert index.by_coordination(groups, scores, limit=3) == [11, 0, 1]  # then the refrain (3 words)
+    assert 11 not in index.by_coordination(groups, scores, limit=20, mask=np.array([True] * 11 + [False]))
