@@ -35,6 +35,9 @@ _SLASHED = re.compile(r"(?<!\w)([cps])/", re.IGNORECASE)  # "c/ a prova", "p/ mi
 _REPEATS = re.compile(r"(\w)\1{2,}", re.UNICODE)  # "muuuito" -> "muito"
 _LAUGH = re.compile(r"\b(?:k{3,}|(?:ha){2,}|(?:rs)+|(?:he){2,})\b", re.IGNORECASE)
 _SLASH_WORDS = {"c": "com", "p": "para", "s": "sem"}
+# "vô" is "vou" ("vô lá"), except after a possessive or article: "meu vô" is a grandfather
+_GRANDFATHER = re.compile(r"\b(meu|seu|teu|nosso|o|do|pro|pelo|ao)\s+v[oô]\b", re.IGNORECASE)
+_GRANDMOTHER = re.compile(r"\b(minha|sua|tua|nossa|a|da|pra|pela|à)\s+v[oó]\b", re.IGNORECASE)
 
 
 def normalize_chat(text: str) -> str:
@@ -43,6 +46,7 @@ def normalize_chat(text: str) -> str:
     text = _SLASHED.sub(lambda m: _SLASH_WORDS[m.group(1).lower()] + " ", text)
     text = _LAUGH.sub(" ", text)
     text = _REPEATS.sub(r"\1", text)
+    text = _GRANDMOTHER.sub(r"\1 avó", _GRANDFATHER.sub(r"\1 avô", text))
 
     def expand(match: re.Match) -> str:
         word = match.group()

@@ -8,9 +8,10 @@ RRF_K = 60
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float] | None = None,
-        k: int = RRF_K) -> list[tuple[str, float]]:
-    """Weighted reciprocal rank fusion: score(d) = sum_c w_c / (k + rank_c(d)), ranks from 1.
+        k: int = RRF_K, ks: Mapping[str, int] | None = None) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion: score(d) = sum_c w_c / (k_c + rank_c(d)), ranks from 1.
 
+    ``ks`` gives a channel its own k (a smaller k makes the channel's order count more).
     Returns (id, score) best first; ties keep the order in which ids were first seen.
     """
     scores: dict[str, float] = {}
@@ -18,8 +19,9 @@ def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float] | No
         weight = 1.0 if weights is None else weights.get(channel, 1.0)
         if weight == 0:
             continue
+        channel_k = k if ks is None else ks.get(channel, k)
         for rank, doc in enumerate(ranked, start=1):
-            scores[doc] = scores.get(doc, 0.0) + weight / (k + rank)
+            scores[doc] = scores.get(doc, 0.0) + weight / (channel_k + rank)
     order = {doc: i for i, doc in enumerate(scores)}
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
 

@@ -12,6 +12,7 @@ import numpy as np
 from corpus.bible import Bible
 from corpus.references import find_references, verses_of
 from corpus.text import fold, normalize
+from retrieval.tone import pattern_regex
 
 DATA = Path(__file__).resolve().parent / "data"
 TONES = ("aflicao", "direcao", "alegria")
@@ -50,6 +51,8 @@ class Situation:
     needs: tuple[str, ...]  # most urgent first
     phrases: tuple[str, ...]  # how people tell it
     references: tuple[str, ...] = ()  # passages of this situation itself, shown before the needs'
+    words: tuple[str, ...] = ()  # words that by themselves tell this situation ("enchente", "demiti*")
+    excludes: tuple[str, ...] = ()  # situations never read together with this one (abuse, not marriage renewal)
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,11 @@ class PastoralMap:
             if not entry.get("frases"):
                 raise PastoralMapError(f"situations.toml: {sid}: sem frases")
             situations.append(Situation(sid, entry["tom"], tuple(entry["necessidades"]), tuple(entry["frases"]),
-                                        tuple(entry.get("versiculos", ()))))
+                                        tuple(entry.get("versiculos", ())), tuple(entry.get("palavras", ())),
+                                        tuple(entry.get("nao_combinar", ()))))
+        unknown = sorted({x for s in situations for x in s.excludes} - seen)
+        if unknown:
+            raise PastoralMapError(f"situations.toml: nao_combinar cita situações inexistentes: {unknown}")
         return cls(needs, tuple(situations))
 
     @property
@@ -112,10 +119,12 @@ def _positions(text: str, bible: Bible) -> list[int]:
 
 @dataclass(frozen=True)
 class Recognised:
-    """A situation the message tells, with how closely (cosine of its nearest phrase)."""
+    """A situation the message tells, with how closely (cosine of its nearest phrase, plus a bonus
+    when the message says one of the situation's own words)."""
 
     situation: Situation
     score: float
+    said: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,39 +138,61 @@ class PastoralReader:
     """Recognises situations in a message and ranks Scripture by the needs they raise."""
 
     def __init__(self, pastoral_map: PastoralMap, bible: Bible, embedder, topics=None,
-                 threshold: float = 0.55, margin: float = 0.1, most: int = 2):
+                 threshold: float = 0.55, margin: float = 0.1, most: int = 2, word_bonus: float = 0.15):
         self.map = pastoral_map
         self.topics = topics
         self.threshold = threshold  # calibrated for USE-m3: off-topic questions stayed below 0.5
         self.margin = margin  # a second situation counts when this close to the first
         self.most = most
+        self.word_bonus = word_bonus  # meaning and words agree: the message says the situation's own words
+        self._words = {s.id: pattern_regex(s.words) for s in pastoral_map.situations if s.words}
+        self._by_id = {s.id: s for s in pastoral_map.situations}
         self.need_passages = {k: _passages(n.references, bible) for k, n in pastoral_map.needs.items()}
         self.situation_passages = {s.id: _passages(s.references, bible) for s in pastoral_map.situations}
         phrases = [(s, p) for s in pastoral_map.situations for p in s.phrases]
         self._owner = [s for s, _ in phrases]
         self._vectors = embedder.embed([p for _, p in phrases]) if phrases else np.zeros((0, 1), np.float32)
 
-    def recognise(self, vector: np.ndarray) -> list[Recognised]:
-        """Situations whose phrases come close to the message's vector, closest first."""
+    def said(self, text: str) -> set[str]:
+        """Situations whose own words the message says, not negated ("não passei" is no pass)."""
+        folded = fold(normalize(text))
+        return {sid for sid, regex in self._words.items()
+                if any(not _negated(folded, m) for m in regex.finditer(folded))}
+
+    def recognise(self, vector: np.ndarray, text: str = "") -> list[Recognised]:
+        """Situations the message tells, closest first: the nearest phrase's cosine, plus a bonus for the
+        situation's own words. When the words name situations, a guess by meaning alone is left out
+        (the embedder hardly tells "passei" from "não passei"), and so is a situation another excludes."""
         if not len(self._owner):
             return []
         similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
-        best: dict[str, tuple[float, Situation]] = {}
+        best: dict[str, float] = {}
         for situation, value in zip(self._owner, similarities):
-            if value > best.get(situation.id, (-1.0, None))[0]:
-                best[situation.id] = (float(value), situation)
-        ranked = sorted(best.values(), key=lambda vs: -vs[0])
-        if not ranked or ranked[0][0] < self.threshold:
+            best[situation.id] = max(best.get(situation.id, -1.0), float(value))
+        said = self.said(text) if text else set()
+        for sid in said:
+            best[sid] += self.word_bonus
+        if any(best[sid] >= self.threshold for sid in said):
+            best = {sid: best[sid] for sid in said}
+        ranked = sorted(best.items(), key=lambda kv: -kv[1])
+        if not ranked or ranked[0][1] < self.threshold:
             return []
-        top = ranked[0][0]
-        return [Recognised(s, round(v, 4)) for v, s in ranked[: self.most]
-                if v >= self.threshold and v >= top - self.margin]
+        top = ranked[0][1]
+        out: list[Recognised] = []
+        for sid, value in ranked:
+            if value < self.threshold or value < top - self.margin or len(out) == self.most:
+                break
+            situation = self._by_id[sid]
+            if any(sid in r.situation.excludes or r.situation.id in situation.excludes for r in out):
+                continue
+            out.append(Recognised(situation, round(value, 4), sid in said))
+        return out
 
     def ranking(self, recognised: list[Recognised], limit: int = 100) -> NeedRanking:
         """Verses for the recognised situations: their own, then each need's chosen passages, then its topic votes.
 
-        Needs are taken in turns (the first need of each situation first), so the most urgent
-        need of every situation reaches the top.
+        Needs take turns (the first need of each situation first), each turn bringing one passage not
+        yet chosen, so the most urgent need of every situation reaches the top even when needs share verses.
         """
         out: list[int] = []
         reasons: dict[int, str] = {}
@@ -172,18 +203,37 @@ class PastoralReader:
                     reasons[position] = reason
                     out.append(position)
 
+        def take_turns(tagged: list[tuple[str, list[list[int]]]], suffix: str = "") -> None:
+            queues = [(need, iter(passages)) for need, passages in tagged]
+            while queues:
+                for entry in list(queues):
+                    need, passages = entry
+                    passage = next((p for p in passages if any(q not in reasons for q in p)), None)
+                    if passage is None:
+                        queues.remove(entry)
+                    else:
+                        add(passage, f"necessidade: {self.map.needs[need].name}{suffix}")
+
         for r in recognised:
             for passage in self.situation_passages.get(r.situation.id, ()):
                 add(passage, f"situação {r.situation.id}")
         needs = list(dict.fromkeys(_interleave([list(r.situation.needs) for r in recognised])))
-        for passage, need in _interleave_tagged([(n, self.need_passages[n]) for n in needs]):
-            add(passage, f"necessidade: {self.map.needs[need].name}")
+        take_turns([(n, self.need_passages[n]) for n in needs])
         curated = frozenset(out)
         if self.topics is not None:
-            voted = [(n, [[p] for p, _ in self.topics.ranking(self.map.needs[n].topics, limit)]) for n in needs]
-            for passage, need in _interleave_tagged(voted):
-                add(passage, f"necessidade: {self.map.needs[need].name} (tópicos)")
+            take_turns([(n, [[p] for p, _ in self.topics.ranking(self.map.needs[n].topics, limit)]) for n in needs],
+                       " (tópicos)")
         return NeedRanking(out[:limit], reasons, curated)
+
+
+_NEGATIONS = frozenset({"nao", "nem", "nunca", "jamais"})
+
+
+def _negated(folded: str, match: re.Match) -> bool:
+    """A word said right after a negation ("não passei"), unless the pattern itself begins with it."""
+    if match.group(0).split()[0] in _NEGATIONS:
+        return False
+    return bool(_NEGATIONS.intersection(folded[: match.start()].split()[-1:]))
 
 
 def _passages(references: tuple[str, ...], bible: Bible) -> list[list[int]]:
@@ -196,8 +246,3 @@ def _interleave(lists: list[list]) -> list:
     for i in range(max((len(items) for items in lists), default=0)):
         out += [items[i] for items in lists if i < len(items)]
     return out
-
-
-def _interleave_tagged(tagged: list[tuple[str, list]]) -> list[tuple[list[int], str]]:
-    """(item, tag) taken in turns from each tagged list."""
-    return _interleave([[(item, tag) for item in items] for tag, items in tagged])

@@ -40,6 +40,7 @@ class RetrievalParams:
     equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
     need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
     care_words_weight: float = 0.5  # in care, the message's words only refine what the need brought
+    need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
 
@@ -110,8 +111,8 @@ class Retriever:
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
         teaching = asks_for_teaching(plan.text)
-        recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector)
-        situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score,
+        recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector, plan.text)
+        situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]
         own_scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
         lexical, lexical_best = self._lexical(plan, own_scores, mask)
@@ -138,7 +139,7 @@ class Retriever:
             weights = {name: w * p.care_words_weight for name, w in weights.items()}
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
-        fused = rrf(channels, weights)
+        fused = rrf(channels, weights, ks={"need": p.need_k})
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         guarded = not teaching and not quote and self.tones is not None
         hits, demoted = self._select(fused, ranks, similarity, k, need, guarded)

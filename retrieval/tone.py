@@ -21,6 +21,7 @@ from retrieval.topics import _positions
 DATA = Path(__file__).resolve().parent / "data" / "tones.toml"
 MIN_VOTES = 10  # a harsh topic labels a verse only with this many votes...
 MIN_SHARE = 0.3  # ... and at least this share of the verse's best-voted topic
+LABELS_VERSION = 2  # part of the cache key: bump when the way patterns match changes
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,12 @@ def load_tones(path: Path = DATA) -> tuple[Tone, ...]:
 
 
 def pattern_regex(patterns: tuple[str, ...]) -> re.Pattern:
-    """Word sequences, a trailing "*" a prefix: ``("ai de", "maldit*")`` -> one regex on folded text."""
+    """Word sequences, a word's trailing "*" a prefix: ``("ai de", "maldit*", "mandad* embora")`` -> one
+    regex on folded text."""
     parts = []
     for pattern in patterns:
-        words = fold(pattern).split()
-        body = r"[ \t]+".join(re.escape(w.rstrip("*")) for w in words)
-        parts.append(rf"\b{body}" + (r"\w*" if pattern.endswith("*") else r"\b"))
+        words = [re.escape(w.rstrip("*")) + (r"\w*" if w.endswith("*") else r"\b") for w in fold(pattern).split()]
+        parts.append(r"\b" + r"[ \t]+".join(words))
     return re.compile("|".join(parts)) if parts else re.compile(r"(?!x)x")
 
 
@@ -78,7 +79,7 @@ class ToneLabels:
         tones = load_tones()
         topics = Path(topics_path) if topics_path is not None else None
         stat = topics.stat() if topics is not None and topics.exists() else None
-        key = hashlib.sha256(json.dumps([corpus_sha, DATA.read_text(encoding="utf-8"), str(topics),
+        key = hashlib.sha256(json.dumps([LABELS_VERSION, corpus_sha, DATA.read_text(encoding="utf-8"), str(topics),
                                          stat and (stat.st_size, stat.st_mtime_ns)]).encode()).hexdigest()
         path = Path(cache_dir) / "tones.json"
         try:

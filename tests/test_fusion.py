@@ -22,6 +22,16 @@ def test_rrf_weights_change_the_winner():
     assert [d for d, _ in rrf(rankings, {"lexical": 0.0, "dense": 1.0})] == ["y", "x"]
 
 
+def test_rrf_channel_k_makes_that_channel_order_count_more():
+    rankings = {"need": ["x", "y"], "words": ["y", "x"]}
+    assert [d for d, _ in rrf(rankings)] == ["x", "y"]  # a tie: first seen wins
+    fused = rrf(rankings, {"need": 1.0, "words": 1.0}, ks={"need": 10})
+    assert [d for d, _ in fused] == ["x", "y"]
+    assert dict(fused)["x"] == pytest.approx(1 / 11 + 1 / 62)
+    assert [d for d, _ in rrf(rankings, {"need": 1.0, "words": 1.2}, ks={"need": 60})] == ["y", "x"]
+    assert [d for d, _ in rrf(rankings, {"need": 1.0, "words": 1.2}, ks={"need": 10})] == ["x", "y"]
+
+
 def test_rrf_ties_keep_first_seen_order_and_empty_channels():
     assert [d for d, _ in rrf({"a": ["p"], "b": ["q"]})] == ["p", "q"]
     assert rrf({"a": [], "b": []}) == []

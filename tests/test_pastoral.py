@@ -7,7 +7,7 @@ import pytest
 from corpus.bible import Bible
 from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
-from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, asks_for_teaching
+from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised, asks_for_teaching
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
 from retrieval.tone import Tone, ToneLabels, pattern_regex
@@ -83,6 +83,9 @@ def test_pattern_regex_matches_whole_words_and_prefixes():
     assert regex.search("a terra esteril ficou calada")
     assert not regex.search("sai dos montes")  # "ai dos" inside another word
     assert not regex.search("estereis e estereotipos")  # "esteril" is a whole word, not a prefix
+    inner = pattern_regex(("mandad* embora",))
+    assert inner.search("fui mandado embora hoje") and inner.search("mandada embora")  # a star on any word
+    assert not inner.search("mandado de volta")
 
 
 def _bible(*texts: str) -> Bible:
@@ -207,3 +210,85 @@ def test_tone_labels_are_cached_and_rebuilt_when_the_topic_data_changes(tmp_path
     assert ToneLabels.cached(bible, "sha", votes, tmp_path).labels == first.labels
     votes.write_text("Topic\tStart Verse ID\tEnd Verse ID\tVotes\nhell\t19001003\t\t50\n", encoding="utf-8")
     assert sorted(ToneLabels.cached(bible, "sha", votes, tmp_path).labels) == [0, 2]
+
+
+# -- recognising situations by words as well as meaning ----------------------------------------------------
+def _reader(tmp_path, situations: str, bible, embedder, **options) -> PastoralReader:
+    (tmp_path / "needs.toml").write_text('[paz]\nnome = "paz"\nversiculos = ["Salmos 23:3", "João 14:2"]\n\n'
+                                         '[forca]\nnome = "força"\nversiculos = ["Salmos 23:3", "Romanos 8:2"]\n',
+                                         encoding="utf-8")
+    (tmp_path / "situations.toml").write_text(situations, encoding="utf-8")
+    return PastoralReader(PastoralMap.load(tmp_path), bible, embedder, **options)
+
+
+EXAMS = '''
+[[situacao]]
+id = "aprovado"
+tom = "alegria"
+necessidades = ["paz"]
+palavras = ["passei no", "passei na", "fui aprovad*"]
+frases = ["fui aprovado no vestibular", "passei na prova"]
+
+[[situacao]]
+id = "reprovado"
+tom = "aflicao"
+necessidades = ["forca"]
+palavras = ["reprov*", "nao passei", "nao fui aprovad*"]
+frases = ["não passei no vestibular", "reprovei na prova"]
+'''
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("passei no vestibular!!!", ["aprovado"]),
+    ("não passei no vestibular de novo", ["reprovado"]),
+    ("nao fui aprovada na prova", ["reprovado"]),  # "aprovada" right after "fui", itself after "não"
+    ("fui reprovado no concurso", ["reprovado"]),
+])
+def test_words_name_the_situation_and_a_negation_unsays_them(tmp_path, mini_retriever, use_embedder, text, expected):
+    reader = _reader(tmp_path, EXAMS, mini_retriever.bible, use_embedder)
+    recognised = reader.recognise(use_embedder.embed([text])[0], text)
+    assert [r.situation.id for r in recognised] == expected
+    assert all(r.said for r in recognised)
+
+
+def test_a_situation_is_never_read_with_one_it_excludes(tmp_path, mini_retriever, use_embedder):
+    situations = '''
+[[situacao]]
+id = "violencia"
+tom = "aflicao"
+necessidades = ["paz"]
+palavras = ["me bate"]
+nao_combinar = ["casamento-frio"]
+frases = ["meu marido me bate"]
+
+[[situacao]]
+id = "casamento-frio"
+tom = "aflicao"
+necessidades = ["forca"]
+palavras = ["brigamos"]
+frases = ["eu e meu marido só brigamos"]
+'''
+    reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder, margin=1.0)  # only the exclusion
+    text = "meu marido me bate quando brigamos"
+    assert [r.situation.id for r in reader.recognise(use_embedder.embed([text])[0], text)] == ["violencia"]
+    (tmp_path / "situations.toml").write_text(situations.replace('nao_combinar = ["casamento-frio"]', ""),
+                                              encoding="utf-8")
+    reader = PastoralReader(PastoralMap.load(tmp_path), mini_retriever.bible, use_embedder, margin=1.0)
+    assert len(reader.recognise(use_embedder.embed([text])[0], text)) == 2
+
+
+def test_excluding_an_unknown_situation_is_refused(tmp_path, mini_retriever, use_embedder):
+    with pytest.raises(PastoralMapError, match="nao_combinar"):
+        _reader(tmp_path, EXAMS.replace('tom = "alegria"', 'tom = "alegria"\nnao_combinar = ["reprovada"]'),
+                mini_retriever.bible, use_embedder)
+
+
+def test_needs_take_turns_each_bringing_a_verse_not_yet_chosen(tmp_path, mini_retriever, use_embedder):
+    reader = _reader(tmp_path, EXAMS.replace('necessidades = ["paz"]', 'necessidades = ["paz", "forca"]'),
+                     mini_retriever.bible, use_embedder)
+    (aprovado,) = [s for s in reader.map.situations if s.id == "aprovado"]
+    ranking = reader.ranking([Recognised(aprovado, 0.9, True)])
+    ids = [mini_retriever.bible.verses[p].id for p in ranking.positions]
+    # paz #1 (Salmos 23:3), força's first *new* verse (Romanos 8:2: its #1 was taken), then paz #2
+    assert ids == ["PSA.23.3", "ROM.8.2", "JHN.14.2"]
+    assert ranking.reasons[ranking.positions[1]] == "necessidade: força"

@@ -16,6 +16,9 @@ from retrieval.thesaurus import Equivalences, Thesaurus, parse_table
     ("oq a biblia fala sobre fofoca", "o que a Bíblia fala sobre fofoca"),
     ("kkkk to muuuito feliz p/ vcs", "estou muito feliz para vocês"),
     ("Jo 3:16", "Jo 3:16"),
+    ("meu vô ta internado", "meu avô está internado"),  # after a possessive "vô" is a grandfather...
+    ("minha vó morreu", "minha avó morreu"),
+    ("vô lá amanhã", "vou lá amanhã"),  # ... elsewhere it is "vou"
 ])
 def test_chat_shorthand(typed, plain):
     assert normalize_chat(typed) == plain
