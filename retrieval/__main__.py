@@ -113,6 +113,32 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_check_map(args) -> int:
+    """The pastoral map against the corpus (and the topic data, when there is some): what a pastor's edit broke."""
+    from corpus.bible import load
+    from retrieval.pastoral import PastoralMap, PastoralMapError
+    from retrieval.topics import TopicIndex
+
+    config = _config(args)
+    try:
+        pastoral_map = PastoralMap.load()
+    except PastoralMapError as error:
+        _log(f"erro: {error}")
+        return 1
+    bible = load(config.corpus_path)
+    problems = pastoral_map.problems(bible)
+    if config.topics_path is not None and config.topics_path.exists():
+        topics = TopicIndex.load(config.topics_path, bible, pastoral_map.topics)
+        problems += [f"tópico inexistente nos dados do OpenBible: {t!r}"
+                     for t in topics.missing(sorted(pastoral_map.topics))]
+    for problem in problems:
+        print(problem)
+    situations = len(pastoral_map.situations)
+    print(f"{situations} situações, {len(pastoral_map.needs)} necessidades: "
+          + ("tudo certo" if not problems else f"{len(problems)} problema(s)"))
+    return 1 if problems else 0
+
+
 def cmd_fetch_topics(args) -> int:
     from retrieval.settings import RetrievalSettings
     from retrieval.topics import fetch_topics
@@ -149,12 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     topics.add_argument("--url")
     topics.add_argument("--data-dir", type=Path)
     topics.add_argument("--min-rows", type=int, default=50_000)
+    sub.add_parser("check-map", help="confere o mapa pastoral (referências, tópicos, palavras) contra o corpus")
     status = sub.add_parser("status", help="saúde do índice")
     status.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
         commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval,
-                    "fetch-topics": cmd_fetch_topics}
+                    "fetch-topics": cmd_fetch_topics, "check-map": cmd_check_map}
         return commands[args.command](args)
     except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError) as error:
         _log(f"erro: {error}")

@@ -292,3 +292,12 @@ def test_needs_take_turns_each_bringing_a_verse_not_yet_chosen(tmp_path, mini_re
     # paz #1 (Salmos 23:3), força's first *new* verse (Romanos 8:2: its #1 was taken), then paz #2
     assert ids == ["PSA.23.3", "ROM.8.2", "JHN.14.2"]
     assert ranking.reasons[ranking.positions[1]] == "necessidade: força"
+
+
+def test_check_map_command_checks_the_shipped_map_against_the_corpus(capsys, shared_dir, monkeypatch):
+    from retrieval.__main__ import main
+
+    monkeypatch.setenv("CORPUS_PATH", str(shared_dir / "corpus" / "por-blivre.usfx.xml"))
+    monkeypatch.setenv("TOPICS_PATH", str(shared_dir / "data" / "openbible-topic-votes.tsv"))
+    assert main(["check-map"]) == 0
+    assert "tudo certo" in capsys.readouterr().out
