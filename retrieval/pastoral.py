@@ -146,18 +146,24 @@ class PastoralReader:
         self.most = most
         self.word_bonus = word_bonus  # meaning and words agree: the message says the situation's own words
         self._words = {s.id: pattern_regex(s.words) for s in pastoral_map.situations if s.words}
+        self._first_words, self._first_prefixes = _first_words(pastoral_map.situations)
         self._by_id = {s.id: s for s in pastoral_map.situations}
         self.need_passages = {k: _passages(n.references, bible) for k, n in pastoral_map.needs.items()}
         self.situation_passages = {s.id: _passages(s.references, bible) for s in pastoral_map.situations}
         phrases = [(s, p) for s in pastoral_map.situations for p in s.phrases]
         self._owner = [s for s, _ in phrases]
+        self._ids = [s.id for s in pastoral_map.situations]
+        self._owner_index = np.array([self._ids.index(s.id) for s in self._owner], dtype=np.intp)
         self._vectors = embedder.embed([p for _, p in phrases]) if phrases else np.zeros((0, 1), np.float32)
 
     def said(self, text: str) -> set[str]:
         """Situations whose own words the message says, not negated ("não passei" is no pass)."""
         folded = fold(normalize(text))
-        return {sid for sid, regex in self._words.items()
-                if any(not _negated(folded, m) for m in regex.finditer(folded))}
+        tokens = {w.strip(".,;:!?()\"'") for w in folded.split()} | set(re.findall(r"\w+", folded))
+        candidates = set().union(*(self._first_words.get(t, ()) for t in tokens),
+                                 *(self._first_prefixes.get(t[:n], ()) for t in tokens for n in range(1, len(t) + 1)))
+        return {sid for sid in candidates
+                if any(not _negated(folded, m) for m in self._words[sid].finditer(folded))}
 
     def recognise(self, vector: np.ndarray, text: str = "") -> list[Recognised]:
         """Situations the message tells, closest first: the nearest phrase's cosine, plus a bonus for the
@@ -166,9 +172,9 @@ class PastoralReader:
         if not len(self._owner):
             return []
         similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
-        best: dict[str, float] = {}
-        for situation, value in zip(self._owner, similarities):
-            best[situation.id] = max(best.get(situation.id, -1.0), float(value))
+        nearest = np.full(len(self._ids), -1.0, dtype=np.float32)
+        np.maximum.at(nearest, self._owner_index, similarities)
+        best = dict(zip(self._ids, nearest.tolist()))
         said = self.said(text) if text else set()
         for sid in said:
             best[sid] += self.word_bonus
@@ -224,6 +230,19 @@ class PastoralReader:
             take_turns([(n, [[p] for p, _ in self.topics.ranking(self.map.needs[n].topics, limit)]) for n in needs],
                        " (tópicos)")
         return NeedRanking(out[:limit], reasons, curated)
+
+
+def _first_words(situations) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Each pattern's first word -> the situations it may say (exact words, and "*" prefixes): only
+    those situations' patterns are tried on a message."""
+    exact: dict[str, set[str]] = {}
+    prefixes: dict[str, set[str]] = {}
+    for situation in situations:
+        for pattern in situation.words:
+            first = fold(pattern).split()[0]
+            target = prefixes if first.endswith("*") else exact
+            target.setdefault(first.rstrip("*"), set()).add(situation.id)
+    return exact, prefixes
 
 
 _NEGATIONS = frozenset({"nao", "nem", "nunca", "jamais"})

@@ -34,6 +34,7 @@ class TopicIndex:
         self.topics = topics
         self.path = path
         self.verse_votes = verse_votes or {}  # every topic's votes for a verse, summed: how well known it is
+        self._rankings: dict[tuple, list[tuple[int, float]]] = {}  # the data never changes: rankings are kept
 
     @classmethod
     def load(cls, path: Path, bible: Bible, wanted: Iterable[str] | None = None) -> TopicIndex:
@@ -82,12 +83,18 @@ class TopicIndex:
         return [n for n in names if n.lower() not in self.topics]
 
     def ranking(self, topic_names: Iterable[str], limit: int = 100) -> list[tuple[int, float]]:
-        """Verses of the given topics, by summed normalised votes."""
-        scores: dict[int, float] = defaultdict(float)
-        for name in topic_names:
-            for position, share in self.topics.get(name.lower(), ()):
-                scores[position] += share
-        return sorted(scores.items(), key=lambda pv: (-pv[1], pv[0]))[:limit]
+        """Verses of the given topics, by summed normalised votes (kept: the same groups come back)."""
+        key = (tuple(name.lower() for name in topic_names), limit)
+        ranked = self._rankings.get(key)
+        if ranked is None:
+            scores: dict[int, float] = defaultdict(float)
+            for name in key[0]:
+                for position, share in self.topics.get(name, ()):
+                    scores[position] += share
+            ranked = sorted(scores.items(), key=lambda pv: (-pv[1], pv[0]))[:limit]
+            if len(self._rankings) < 4096:
+                self._rankings[key] = ranked
+        return ranked
 
     def interleaved(self, groups: list[list[str]], limit: int = 100) -> list[int]:
         """One ranking per group of topics (one group per concept), taken in turns."""
