@@ -53,6 +53,7 @@ class Situation:
     references: tuple[str, ...] = ()  # passages of this situation itself, shown before the needs'
     words: tuple[str, ...] = ()  # words that by themselves tell this situation ("enchente", "demiti*")
     excludes: tuple[str, ...] = ()  # situations never read together with this one (abuse, not marriage renewal)
+    unless: tuple[str, ...] = ()  # words that rule this situation out ("morreu" for an illness, "curado")
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class PastoralMap:
                 raise PastoralMapError(f"situations.toml: {sid}: sem frases")
             situations.append(Situation(sid, entry["tom"], tuple(entry["necessidades"]), tuple(entry["frases"]),
                                         tuple(entry.get("versiculos", ())), tuple(entry.get("palavras", ())),
-                                        tuple(entry.get("nao_combinar", ()))))
+                                        tuple(entry.get("nao_combinar", ())), tuple(entry.get("exceto", ()))))
         unknown = sorted({x for s in situations for x in s.excludes} - seen)
         if unknown:
             raise PastoralMapError(f"situations.toml: nao_combinar cita situações inexistentes: {unknown}")
@@ -147,6 +148,7 @@ class PastoralReader:
         self.word_bonus = word_bonus  # meaning and words agree: the message says the situation's own words
         self._words = {s.id: pattern_regex(s.words) for s in pastoral_map.situations if s.words}
         self._first_words, self._first_prefixes = _first_words(pastoral_map.situations)
+        self._unless = {s.id: pattern_regex(s.unless) for s in pastoral_map.situations if s.unless}
         self._by_id = {s.id: s for s in pastoral_map.situations}
         self.need_passages = {k: _passages(n.references, bible) for k, n in pastoral_map.needs.items()}
         self.situation_passages = {s.id: _passages(s.references, bible) for s in pastoral_map.situations}
@@ -168,7 +170,8 @@ class PastoralReader:
     def recognise(self, vector: np.ndarray, text: str = "") -> list[Recognised]:
         """Situations the message tells, closest first: the nearest phrase's cosine, plus a bonus for the
         situation's own words. When the words name situations, a guess by meaning alone is left out
-        (the embedder hardly tells "passei" from "não passei"), and so is a situation another excludes."""
+        (the embedder hardly tells "passei" from "não passei"), and so is a situation another excludes
+        or whose ``exceto`` words the message says."""
         if not len(self._owner):
             return []
         similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
@@ -178,6 +181,12 @@ class PastoralReader:
         said = self.said(text) if text else set()
         for sid in said:
             best[sid] += self.word_bonus
+        if text and self._unless:
+            folded = fold(normalize(text))
+            for sid, regex in self._unless.items():
+                if any(not _negated(folded, m) for m in regex.finditer(folded)):
+                    best.pop(sid, None)
+                    said.discard(sid)
         if any(best[sid] >= self.threshold for sid in said):
             best = {sid: best[sid] for sid in said}
         ranked = sorted(best.items(), key=lambda kv: -kv[1])
