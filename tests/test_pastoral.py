@@ -301,3 +301,31 @@ def test_check_map_command_checks_the_shipped_map_against_the_corpus(capsys, sha
     monkeypatch.setenv("TOPICS_PATH", str(shared_dir / "data" / "openbible-topic-votes.tsv"))
     assert main(["check-map"]) == 0
     assert "tudo certo" in capsys.readouterr().out
+
+
+def test_exceto_words_rule_a_situation_out(tmp_path, mini_retriever, use_embedder):
+    situations = '''
+[[situacao]]
+id = "doenca"
+tom = "aflicao"
+necessidades = ["paz"]
+palavras = ["cancer"]
+exceto = ["morreu", "cancer sumiu"]
+frases = ["meu pai está com câncer"]
+
+[[situacao]]
+id = "luto"
+tom = "aflicao"
+necessidades = ["forca"]
+palavras = ["morreu"]
+frases = ["meu pai morreu"]
+'''
+    reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder, margin=1.0)
+
+    def ids(text):
+        return [r.situation.id for r in reader.recognise(use_embedder.embed([text])[0], text)]
+
+    assert ids("meu pai está com câncer") == ["doenca"]
+    assert ids("meu pai morreu de câncer") == ["luto"]  # the illness's verses of healing are not for the bereaved
+    assert "doenca" not in ids("o médico disse que o câncer sumiu")
+    assert ids("meu pai está com câncer e não morreu graças a Deus")[0] == "doenca"  # a negated exceto word counts not
