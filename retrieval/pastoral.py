@@ -32,6 +32,24 @@ def asks_for_teaching(text: str) -> bool:
     return bool(_TEACHING.search(fold(normalize(text))))
 
 
+# A request for a task ("escreva um poema para o aniversário dela", "me indica um celular") tells no
+# situation of the person's life, even when it names one.
+_TASK = re.compile(
+    r"^\s*(?:(?:por favor|pf|pfv),?\s+)?(?:(?:me|pode|poderia|voce|vc|tu)\s+){0,3}"
+    r"(?:escrev\w*|redij\w*|traduz\w*|resum\w*|calcul\w*|crie\b|gere\b|indic\w*|indiqu\w*|recomend\w*|sugir\w*|"
+    r"sugere\b|conta uma piada|passa a\b|ajud[ae] a (?:escrever|fazer|montar|criar))")
+
+
+_SCRIPTURE_OR_PRAYER = re.compile(r"\b(?:versicul|passage|biblia|salmo|escritura|palavra de deus|oracao|orar|ore\b)")
+
+
+def asks_for_task(text: str) -> bool:
+    """The message asks the bot to do a task (write, translate, recommend...), not to hear a life situation;
+    asking for a verse or a prayer is not such a task."""
+    folded = fold(normalize(text))
+    return bool(_TASK.search(folded)) and not _SCRIPTURE_OR_PRAYER.search(folded)
+
+
 class PastoralMapError(ValueError):
     """The pastoral map's data files are inconsistent; the message names the entry."""
 
@@ -139,7 +157,7 @@ class PastoralReader:
     """Recognises situations in a message and ranks Scripture by the needs they raise."""
 
     def __init__(self, pastoral_map: PastoralMap, bible: Bible, embedder, topics=None,
-                 threshold: float = 0.55, margin: float = 0.1, most: int = 2, word_bonus: float = 0.15):
+                 threshold: float = 0.55, margin: float = 0.1, most: int = 2, word_bonus: float = 0.2):
         self.map = pastoral_map
         self.topics = topics
         self.threshold = threshold  # calibrated for USE-m3: off-topic questions stayed below 0.5
@@ -172,7 +190,7 @@ class PastoralReader:
         situation's own words. When the words name situations, a guess by meaning alone is left out
         (the embedder hardly tells "passei" from "não passei"), and so is a situation another excludes
         or whose ``exceto`` words the message says."""
-        if not len(self._owner):
+        if not len(self._owner) or (text and asks_for_task(text)):
             return []
         similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
         nearest = np.full(len(self._ids), -1.0, dtype=np.float32)

@@ -7,7 +7,14 @@ import pytest
 from corpus.bible import Bible
 from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
-from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised, asks_for_teaching
+from retrieval.pastoral import (
+    PastoralMap,
+    PastoralMapError,
+    PastoralReader,
+    Recognised,
+    asks_for_task,
+    asks_for_teaching,
+)
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
 from retrieval.tone import Tone, ToneLabels, pattern_regex
@@ -67,6 +74,16 @@ def test_unknown_reference_is_reported(tmp_path, blivre):
                                   "o que Jesus ensinou a respeito do dinheiro", "por que Deus permite o sofrimento"])
 def test_questions_about_the_teaching(text):
     assert asks_for_teaching(text)
+
+
+@pytest.mark.parametrize("text, task", [
+    ("escreva um poema sobre o mar para o aniversário dela", True), ("me indica um celular bom", True),
+    ("pode me recomendar um filme?", True), ("me ajuda a escrever um currículo", True),
+    ("faz 3 meses que perdi meu pai", False), ("me indica um versículo para quem perdeu a mãe", False),
+    ("escreve uma oração pro meu pai doente", False), ("meu filho está usando crack", False),
+])
+def test_a_request_for_a_task_is_no_life_situation(text, task):
+    assert asks_for_task(text) is task
 
 
 @pytest.mark.parametrize("text", ["meu marido bebe demais", "perdi minha mãe", "estou com medo do futuro",
