@@ -178,12 +178,13 @@ class PastoralReader:
 
     def said(self, text: str) -> set[str]:
         """Situations whose own words the message says, not negated ("não passei" is no pass)."""
-        folded = fold(normalize(text))
+        return self._said(fold(normalize(text)))
+
+    def _said(self, folded: str) -> set[str]:
         tokens = {w.strip(".,;:!?()\"'") for w in folded.split()} | set(re.findall(r"\w+", folded))
         candidates = set().union(*(self._first_words.get(t, ()) for t in tokens),
                                  *(self._first_prefixes.get(t[:n], ()) for t in tokens for n in range(1, len(t) + 1)))
-        return {sid for sid in candidates
-                if any(not _negated(folded, m) for m in self._words[sid].finditer(folded))}
+        return {sid for sid in candidates if _says(self._words[sid], folded)}
 
     def recognise(self, vector: np.ndarray, text: str = "") -> list[Recognised]:
         """Situations the message tells, closest first: the nearest phrase's cosine, plus a bonus for the
@@ -192,19 +193,7 @@ class PastoralReader:
         or whose ``exceto`` words the message says."""
         if not len(self._owner) or (text and asks_for_task(text)):
             return []
-        similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
-        nearest = np.full(len(self._ids), -1.0, dtype=np.float32)
-        np.maximum.at(nearest, self._owner_index, similarities)
-        best = dict(zip(self._ids, nearest.tolist()))
-        said = self.said(text) if text else set()
-        for sid in said:
-            best[sid] += self.word_bonus
-        if text and self._unless:
-            folded = fold(normalize(text))
-            for sid, regex in self._unless.items():
-                if any(not _negated(folded, m) for m in regex.finditer(folded)):
-                    best.pop(sid, None)
-                    said.discard(sid)
+        best, said = self._scores(vector, text)
         if any(best[sid] >= self.threshold for sid in said):
             best = {sid: best[sid] for sid in said}
         ranked = sorted(best.items(), key=lambda kv: -kv[1])
@@ -220,6 +209,26 @@ class PastoralReader:
                 continue
             out.append(Recognised(situation, round(value, 4), sid in said))
         return out
+
+    def _scores(self, vector: np.ndarray, text: str) -> tuple[dict[str, float], set[str]]:
+        """Each situation's score (nearest phrase's cosine, plus the word bonus) and those the words say."""
+        similarities = self._vectors @ np.asarray(vector, dtype=np.float32)
+        nearest = np.full(len(self._ids), -1.0, dtype=np.float32)
+        np.maximum.at(nearest, self._owner_index, similarities)
+        best = dict(zip(self._ids, nearest.tolist()))
+        if not text:
+            return best, set()
+        folded = fold(normalize(text))
+        said = self._said(folded)
+        if float(nearest.max()) < self.threshold and not _tells_own_life(folded):
+            said = set()  # words alone do not turn a fragment ("cansados e oprimidos") into a life story
+        for sid in said:
+            best[sid] += self.word_bonus
+        for sid, regex in self._unless.items():
+            if _says(regex, folded):
+                best.pop(sid, None)
+                said.discard(sid)
+        return best, said
 
     def ranking(self, recognised: list[Recognised], limit: int = 100) -> NeedRanking:
         """Verses for the recognised situations: their own, then each need's chosen passages, then its topic votes.
@@ -273,6 +282,18 @@ def _first_words(situations) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 
 
 _NEGATIONS = frozenset({"nao", "nem", "nunca", "jamais"})
+# first-person words: someone telling their own life ("fomos despejados", "perdi", "meu cachorro")
+_FIRST_PERSON = re.compile(r"\b(?:eu|me|meu|minha|meus|minhas|mim|comigo|nos|nosso|nossa|nossos|nossas|a gente|"
+                           r"estou|to|tou|tenho|sou|fui|fomos|estamos|temos|somos|vou|vamos|\w+ei|\w+emos)\b")
+
+
+def _tells_own_life(folded: str) -> bool:
+    """A message in the first person, or long enough to tell something (four words or more)."""
+    return bool(_FIRST_PERSON.search(folded)) or len(folded.split()) >= 4
+
+
+def _says(regex: re.Pattern, folded: str) -> bool:
+    return any(not _negated(folded, m) for m in regex.finditer(folded))
 
 
 def _negated(folded: str, match: re.Match) -> bool:

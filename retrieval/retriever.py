@@ -142,7 +142,8 @@ class Retriever:
         fused = rrf(channels, weights, ks={"need": p.need_k})
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         guarded = not teaching and not quote and self.tones is not None
-        hits, demoted = self._select(fused, ranks, similarity, k, need, guarded)
+        asked = self.tones.named_in(plan.text) if guarded else frozenset()
+        hits, demoted = self._select(fused, ranks, similarity, k, need, guarded, asked)
         mode = "ensino" if teaching else ("cuidado" if recognised else "")
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
                             mode=mode, situations=situations, demoted=demoted)
@@ -222,16 +223,17 @@ class Retriever:
         return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
 
     def _select(self, fused, ranks, similarity, k: int, need: NeedRanking | None = None,
-                guarded: bool = False) -> tuple[list[Hit], list[Hit]]:
+                guarded: bool = False, asked: frozenset[str] = frozenset()) -> tuple[list[Hit], list[Hit]]:
         """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot.
 
         With the harm guard on, a verse of a harsh tone (tone.py) that the pastoral map did not choose
-        is set aside: it neither takes a slot nor joins a passage.
+        is set aside: it neither takes a slot nor joins a passage. A tone the question names in its own
+        words (``asked``) is not set aside.
         """
         chosen: list[tuple[int, float, dict, list[int]]] = []
         demoted: list[Hit] = []
         for position, score in fused:
-            harsh = self._harsh(position, need) if guarded else frozenset()
+            harsh = self._harsh(position, need) - asked if guarded else frozenset()
             if harsh:
                 if len(demoted) < k:
                     demoted.append(self._hit(position, score, self._ranks(ranks, position), similarity.get(position),

@@ -55,6 +55,7 @@ class ToneLabels:
     def __init__(self, labels: dict[int, frozenset[str]], tones: tuple[Tone, ...]):
         self.labels = labels
         self.tones = {t.key: t for t in tones}
+        self._regexes = {t.key: pattern_regex(t.patterns) for t in tones if t.patterns}
 
     @classmethod
     def build(cls, bible: Bible, topics_path: Path | None = None, tones: tuple[Tone, ...] | None = None) -> ToneLabels:
@@ -100,6 +101,11 @@ class ToneLabels:
 
     def of(self, position: int) -> frozenset[str]:
         return self.labels.get(position, frozenset())
+
+    def named_in(self, text: str) -> frozenset[str]:
+        """Tones whose own words the question uses ("a formiga e o preguiçoso"): the person asked for them."""
+        plain = _plain(text)
+        return frozenset(key for key, regex in self._regexes.items() if regex.search(plain))
 
 
 def _plain(text: str) -> str:
