@@ -72,6 +72,7 @@ class Situation:
     words: tuple[str, ...] = ()  # words that by themselves tell this situation ("enchente", "demiti*")
     excludes: tuple[str, ...] = ()  # situations never read together with this one (abuse, not marriage renewal)
     unless: tuple[str, ...] = ()  # words that rule this situation out ("morreu" for an illness, "curado")
+    needs_words: bool = False  # only its own words tell it (grief: a friend who moved away is not mourned)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,8 @@ class PastoralMap:
                 raise PastoralMapError(f"situations.toml: {sid}: sem frases")
             situations.append(Situation(sid, entry["tom"], tuple(entry["necessidades"]), tuple(entry["frases"]),
                                         tuple(entry.get("versiculos", ())), tuple(entry.get("palavras", ())),
-                                        tuple(entry.get("nao_combinar", ())), tuple(entry.get("exceto", ()))))
+                                        tuple(entry.get("nao_combinar", ())), tuple(entry.get("exceto", ())),
+                                        bool(entry.get("exige_palavras", False))))
         unknown = sorted({x for s in situations for x in s.excludes} - seen)
         if unknown:
             raise PastoralMapError(f"situations.toml: nao_combinar cita situações inexistentes: {unknown}")
@@ -167,6 +169,7 @@ class PastoralReader:
         self._words = {s.id: pattern_regex(s.words) for s in pastoral_map.situations if s.words}
         self._first_words, self._first_prefixes = _first_words(pastoral_map.situations)
         self._unless = {s.id: pattern_regex(s.unless) for s in pastoral_map.situations if s.unless}
+        self._needs_words = {s.id for s in pastoral_map.situations if s.needs_words}
         self._by_id = {s.id: s for s in pastoral_map.situations}
         self.need_passages = {k: _passages(n.references, bible) for k, n in pastoral_map.needs.items()}
         self.situation_passages = {s.id: _passages(s.references, bible) for s in pastoral_map.situations}
@@ -217,9 +220,11 @@ class PastoralReader:
         np.maximum.at(nearest, self._owner_index, similarities)
         best = dict(zip(self._ids, nearest.tolist()))
         if not text:
-            return best, set()
+            return {sid: v for sid, v in best.items() if sid not in self._needs_words}, set()
         folded = fold(normalize(text))
         said = self._said(folded)
+        for sid in self._needs_words - said:
+            best.pop(sid, None)
         if float(nearest.max()) < self.threshold and not _tells_own_life(folded):
             said = set()  # words alone do not turn a fragment ("cansados e oprimidos") into a life story
         for sid in said:

@@ -346,3 +346,20 @@ frases = ["meu pai morreu"]
     assert ids("meu pai morreu de câncer") == ["luto"]  # the illness's verses of healing are not for the bereaved
     assert "doenca" not in ids("o médico disse que o câncer sumiu")
     assert ids("meu pai está com câncer e não morreu graças a Deus")[0] == "doenca"  # a negated exceto word counts not
+
+
+def test_a_situation_that_needs_words_is_never_a_guess_by_meaning(tmp_path, mini_retriever, use_embedder):
+    situations = '''
+[[situacao]]
+id = "luto-amigo"
+tom = "aflicao"
+necessidades = ["paz"]
+exige_palavras = true
+palavras = ["morreu", "faleceu"]
+frases = ["minha melhor amiga morreu"]
+'''
+    reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder)
+    moved = "minha melhor amiga se mudou pra longe"
+    assert reader.recognise(use_embedder.embed([moved])[0], moved) == []
+    died = "minha melhor amiga faleceu ontem"
+    assert [r.situation.id for r in reader.recognise(use_embedder.embed([died])[0], died)] == ["luto-amigo"]
