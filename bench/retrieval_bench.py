@@ -62,6 +62,7 @@ else:
     out["p95_ms"] = latencies[int(len(latencies) * 0.95)]
     out["cached_p50_ms"] = cached[len(cached) // 2]
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out["worker_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # embedding workers
 print(json.dumps(out))
 """
 
@@ -97,7 +98,8 @@ def main() -> None:
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     if builds:
-        print(f"full build: {med(builds, 'seconds'):.1f} s median, peak RSS {med(builds, 'peak_rss_mb'):.0f} MB")
+        print(f"full build: {med(builds, 'seconds'):.1f} s median, peak RSS {med(builds, 'peak_rss_mb'):.0f} MB "
+              f"(+ each embedding worker, while it runs: {med(builds, 'worker_peak_rss_mb'):.0f} MB)")
     print(f"restart to ready: {med(restarts, 'seconds'):.2f} s median")
     print(f"warm search: p50 {med(restarts, 'p50_ms'):.1f} ms, p95 {med(restarts, 'p95_ms'):.1f} ms "
           f"(serving process peak RSS {med(restarts, 'peak_rss_mb'):.0f} MB); "

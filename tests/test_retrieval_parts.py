@@ -1,5 +1,6 @@
 """Caches, the evidence floor and the topical prior, on inputs made up here."""
 
+import numpy as np
 import pytest
 
 from corpus import Bible, Verse
@@ -86,3 +87,29 @@ def test_topics_load_rank_and_interleave(tmp_path):
 def test_topics_missing_file_is_an_error(tmp_path):
     with pytest.raises(TopicsError, match="não foi possível ler"):
         TopicIndex.load(tmp_path / "nada.tsv", tiny_bible())
+
+
+def test_a_corpus_is_embedded_in_worker_processes_with_the_same_vectors(use_embedder):
+    from retrieval.embedders import embed_in_batches
+
+    texts = [f"o Senhor é meu pastor, versículo {n}" for n in range(40)] + ["nada me faltará"] * 8
+    batches = list(embed_in_batches(use_embedder, texts, batch=6))  # 8 batches: worker processes, in order
+    assert [len(chunk) for chunk, _ in batches] == [6] * 8
+    assert [t for chunk, _ in batches for t in chunk] == texts
+    got = np.concatenate([vectors for _, vectors in batches])
+    assert np.min(np.sum(got * use_embedder.embed(texts), axis=1)) > 0.9999
+
+
+def test_an_embedder_without_embed_many_embeds_batch_by_batch():
+    from retrieval.embedders import embed_in_batches
+
+    class Counting:
+        calls: list = []
+
+        def embed(self, texts):
+            self.calls.append(len(texts))
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    embedder = Counting()
+    assert sum(len(v) for _, v in embed_in_batches(embedder, ["a"] * 5, batch=2)) == 5
+    assert embedder.calls == [2, 2, 1]
