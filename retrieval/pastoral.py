@@ -12,43 +12,11 @@ import numpy as np
 from corpus.bible import Bible
 from corpus.references import find_references, verses_of
 from corpus.text import fold, normalize
+from retrieval.message import asks_for_task, says, tells_own_life
 from retrieval.tone import pattern_regex
 
 DATA = Path(__file__).resolve().parent / "data"
 TONES = ("aflicao", "direcao", "alegria")
-
-# A question that asks for the teaching itself ("o que a Bíblia diz sobre divórcio?") keeps the
-# topical ranking: the person asked for that teaching, not for care.
-_TEACHING = re.compile(
-    r"\bo ?q(ue)?\b[^?.!]{0,50}\b(diz|dizem|fala|falam|ensina|ensinam|ensinou|disse|escreveu|escreveram|"
-    r"condena|permite|proibe)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
-    r"|\b(versiculos?|passagens?|textos? biblicos?|ensinos?|ensinamentos?)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
-    r"|\b(e|eh|seria) pecado\b|\bbiblia (permite|proibe|condena)\b|^\s*o ?q(ue)? (e|eh|significa)\b"
-    r"|\bvisao biblica\b|\bsegundo a biblia\b|\bdoutrina\b|\bp(or)? ?q(ue)? deus (deixa|permite)\b")
-
-
-def asks_for_teaching(text: str) -> bool:
-    """The question asks what Scripture teaches about a theme (doctrinal), not for care in a situation."""
-    return bool(_TEACHING.search(fold(normalize(text))))
-
-
-# A request for a task ("escreva um poema para o aniversário dela", "me indica um celular") tells no
-# situation of the person's life, even when it names one.
-_TASK = re.compile(
-    r"^\s*(?:(?:por favor|pf|pfv),?\s+)?(?:(?:me|pode|poderia|voce|vc|tu)\s+){0,3}"
-    r"(?:escrev\w*|redij\w*|traduz\w*|resum\w*|calcul\w*|crie\b|gere\b|indic\w*|indiqu\w*|recomend\w*|sugir\w*|"
-    r"sugere\b|conta uma piada|passa a\b|ajud[ae] a (?:escrever|fazer|montar|criar))")
-
-
-_SCRIPTURE_OR_PRAYER = re.compile(r"\b(?:versicul|passage|biblia|salmo|escritura|palavra de deus|oracao|orar|ore\b)")
-
-
-def asks_for_task(text: str) -> bool:
-    """The message asks the bot to do a task (write, translate, recommend...), not to hear a life situation;
-    asking for a verse or a prayer is not such a task."""
-    folded = fold(normalize(text))
-    return bool(_TASK.search(folded)) and not _SCRIPTURE_OR_PRAYER.search(folded)
-
 
 class PastoralMapError(ValueError):
     """The pastoral map's data files are inconsistent; the message names the entry."""
@@ -187,7 +155,7 @@ class PastoralReader:
         tokens = {w.strip(".,;:!?()\"'") for w in folded.split()} | set(re.findall(r"\w+", folded))
         candidates = set().union(*(self._first_words.get(t, ()) for t in tokens),
                                  *(self._first_prefixes.get(t[:n], ()) for t in tokens for n in range(1, len(t) + 1)))
-        return {sid for sid in candidates if _says(self._words[sid], folded)}
+        return {sid for sid in candidates if says(self._words[sid], folded)}
 
     def recognise(self, vector: np.ndarray, text: str = "") -> list[Recognised]:
         """Situations the message tells, closest first: the nearest phrase's cosine, plus a bonus for the
@@ -225,12 +193,12 @@ class PastoralReader:
         said = self._said(folded)
         for sid in self._needs_words - said:
             best.pop(sid, None)
-        if float(nearest.max()) < self.threshold and not _tells_own_life(folded):
+        if float(nearest.max()) < self.threshold and not tells_own_life(folded):
             said = set()  # words alone do not turn a fragment ("cansados e oprimidos") into a life story
         for sid in said:
             best[sid] += self.word_bonus
         for sid, regex in self._unless.items():
-            if _says(regex, folded):
+            if says(regex, folded):
                 best.pop(sid, None)
                 said.discard(sid)
         return best, said
@@ -284,28 +252,6 @@ def _first_words(situations) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             target = prefixes if first.endswith("*") else exact
             target.setdefault(first.rstrip("*"), set()).add(situation.id)
     return exact, prefixes
-
-
-_NEGATIONS = frozenset({"nao", "nem", "nunca", "jamais"})
-# first-person words: someone telling their own life ("fomos despejados", "perdi", "meu cachorro")
-_FIRST_PERSON = re.compile(r"\b(?:eu|me|meu|minha|meus|minhas|mim|comigo|nos|nosso|nossa|nossos|nossas|a gente|"
-                           r"estou|to|tou|tenho|sou|fui|fomos|estamos|temos|somos|vou|vamos|\w+ei|\w+emos)\b")
-
-
-def _tells_own_life(folded: str) -> bool:
-    """A message in the first person, or long enough to tell something (four words or more)."""
-    return bool(_FIRST_PERSON.search(folded)) or len(folded.split()) >= 4
-
-
-def _says(regex: re.Pattern, folded: str) -> bool:
-    return any(not _negated(folded, m) for m in regex.finditer(folded))
-
-
-def _negated(folded: str, match: re.Match) -> bool:
-    """A word said right after a negation ("não passei"), unless the pattern itself begins with it."""
-    if match.group(0).split()[0] in _NEGATIONS:
-        return False
-    return bool(_NEGATIONS.intersection(folded[: match.start()].split()[-1:]))
 
 
 def _passages(references: tuple[str, ...], bible: Bible) -> list[list[int]]:

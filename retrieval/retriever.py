@@ -18,7 +18,8 @@ from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
-from retrieval.pastoral import NeedRanking, PastoralReader, asks_for_teaching
+from retrieval.message import asks_for_teaching
+from retrieval.pastoral import NeedRanking, PastoralReader
 from retrieval.query import BOOK_TALK, QueryPlan, plan_query
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
 from retrieval.scope import Scope

@@ -7,14 +7,8 @@ import pytest
 from corpus.bible import Bible
 from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
-from retrieval.pastoral import (
-    PastoralMap,
-    PastoralMapError,
-    PastoralReader,
-    Recognised,
-    asks_for_task,
-    asks_for_teaching,
-)
+from retrieval.message import asks_for_task, asks_for_teaching
+from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
 from retrieval.tone import Tone, ToneLabels, pattern_regex

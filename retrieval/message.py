@@ -1,0 +1,63 @@
+"""What a message is, by its words: a question about the teaching, a request for a task, a life told
+in the first person; and whether a word in it is negated."""
+
+from __future__ import annotations
+
+import re
+
+from corpus.text import fold, normalize
+
+# A question that asks for the teaching itself ("o que a Bíblia diz sobre divórcio?") keeps the
+# topical ranking: the person asked for that teaching, not for care.
+_TEACHING = re.compile(
+    r"\bo ?q(ue)?\b[^?.!]{0,50}\b(diz|dizem|fala|falam|ensina|ensinam|ensinou|disse|escreveu|escreveram|"
+    r"condena|permite|proibe)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
+    r"|\b(versiculos?|passagens?|textos? biblicos?|ensinos?|ensinamentos?)\b[^?.!]{0,12}\b(sobre|a respeito|acerca)\b"
+    r"|\b(e|eh|seria) pecado\b|\bbiblia (permite|proibe|condena)\b|^\s*o ?q(ue)? (e|eh|significa)\b"
+    r"|\bvisao biblica\b|\bsegundo a biblia\b|\bdoutrina\b|\bp(or)? ?q(ue)? deus (deixa|permite)\b")
+
+
+def asks_for_teaching(text: str) -> bool:
+    """The question asks what Scripture teaches about a theme (doctrinal), not for care in a situation."""
+    return bool(_TEACHING.search(fold(normalize(text))))
+
+
+# A request for a task ("escreva um poema para o aniversário dela", "me indica um celular") tells no
+# situation of the person's life, even when it names one.
+_TASK = re.compile(
+    r"^\s*(?:(?:por favor|pf|pfv),?\s+)?(?:(?:me|pode|poderia|voce|vc|tu)\s+){0,3}"
+    r"(?:escrev\w*|redij\w*|traduz\w*|resum\w*|calcul\w*|crie\b|gere\b|indic\w*|indiqu\w*|recomend\w*|sugir\w*|"
+    r"sugere\b|conta uma piada|passa a\b|ajud[ae] a (?:escrever|fazer|montar|criar))")
+
+
+_SCRIPTURE_OR_PRAYER = re.compile(r"\b(?:versicul|passage|biblia|salmo|escritura|palavra de deus|oracao|orar|ore\b)")
+
+
+def asks_for_task(text: str) -> bool:
+    """The message asks the bot to do a task (write, translate, recommend...), not to hear a life situation;
+    asking for a verse or a prayer is not such a task."""
+    folded = fold(normalize(text))
+    return bool(_TASK.search(folded)) and not _SCRIPTURE_OR_PRAYER.search(folded)
+
+
+_NEGATIONS = frozenset({"nao", "nem", "nunca", "jamais"})
+# first-person words: someone telling their own life ("fomos despejados", "perdi", "meu cachorro")
+_FIRST_PERSON = re.compile(r"\b(?:eu|me|meu|minha|meus|minhas|mim|comigo|nos|nosso|nossa|nossos|nossas|a gente|"
+                           r"estou|to|tou|tenho|sou|fui|fomos|estamos|temos|somos|vou|vamos|\w+ei|\w+emos)\b")
+
+
+def tells_own_life(folded: str) -> bool:
+    """A message in the first person, or long enough to tell something (four words or more)."""
+    return bool(_FIRST_PERSON.search(folded)) or len(folded.split()) >= 4
+
+
+def says(regex: re.Pattern, folded: str) -> bool:
+    """Whether ``folded`` has a match of ``regex`` that is not negated."""
+    return any(not _negated(folded, m) for m in regex.finditer(folded))
+
+
+def _negated(folded: str, match: re.Match) -> bool:
+    """A word said right after a negation ("não passei"), unless the pattern itself begins with it."""
+    if match.group(0).split()[0] in _NEGATIONS:
+        return False
+    return bool(_NEGATIONS.intersection(folded[: match.start()].split()[-1:]))
