@@ -92,7 +92,7 @@ def test_topics_missing_file_is_an_error(tmp_path):
 def test_a_corpus_is_embedded_in_worker_processes_with_the_same_vectors(use_embedder):
     from retrieval.embedders import embed_in_batches
 
-    texts = [f"o Senhor é meu pastor, versículo {n}" for n in range(40)] + ["nada me faltará"] * 8
+    texts = [f"uma frase de teste, a de número {n}" for n in range(40)] + ["outra frase curta"] * 8
     batches = list(embed_in_batches(use_embedder, texts, batch=6))  # 8 batches: worker processes, in order
     assert [len(chunk) for chunk, _ in batches] == [6] * 8
     assert [t for chunk, _ in batches for t in chunk] == texts
