@@ -143,7 +143,8 @@ class Retriever:
         fused = rrf(channels, weights, ks={"need": p.need_k})
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         guarded = not teaching and not quote and self.tones is not None
-        asked = self.tones.named_in(plan.text) if guarded else frozenset()
+        # a tone the question names is what it asks for, unless a suffering person is telling their life
+        asked = self.tones.named_in(plan.text) if guarded and not recognised else frozenset()
         hits, demoted = self._select(fused, ranks, similarity, k, need, guarded, asked)
         mode = "ensino" if teaching else ("cuidado" if recognised else "")
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,

@@ -357,3 +357,11 @@ frases = ["minha melhor amiga morreu"]
     assert reader.recognise(use_embedder.embed([moved])[0], moved) == []
     died = "minha melhor amiga faleceu ontem"
     assert [r.situation.id for r in reader.recognise(use_embedder.embed([died])[0], died)] == ["luto-amigo"]
+
+
+def test_the_guard_spares_a_harsh_word_the_question_asks_for_but_not_in_care(care_retriever):
+    asked = care_retriever.search("os perfeitos", k=5)
+    assert asked.mode != "cuidado" and "MAT.5.3" in asked.ranked_ids()
+    care = care_retriever.search("tenho pavor do escuro à noite e sinto que todos esperam que sejamos perfeitos", k=5)
+    assert care.mode == "cuidado" and "MAT.5.3" not in care.ranked_ids()
+    assert [h.id for h in care.demoted] == ["MAT.5.3"]
