@@ -97,7 +97,7 @@ OTHER_TRANSLATION = [("Agradecei", "Rendei graças"), ("bondade", "misericórdia
 def as_another_translation_says(text: str, refrain_first: bool) -> str:
     for ours, theirs in OTHER_TRANSLATION:
         text = text.replace(ours, theirs)
-    if refrain_first:  # "…; porque sua bondade dura para sempre" quoted refrain first, then what pins the verse
+    if refrain_first:  # the shared refrain (after the semicolon) quoted first, then what pins the verse
         head, refrain = text.rstrip(".").split(";", 1)
         text = f"{refrain.strip()}, {head[0].lower()}{head[1:]}"
     return text

@@ -232,21 +232,21 @@ def _reader(tmp_path, situations: str, bible, embedder, **options) -> PastoralRe
     return PastoralReader(PastoralMap.load(tmp_path), bible, embedder, **options)
 
 
-EXAMS = '''
-[[situacao]]
-id = "aprovado"
-tom = "alegria"
-necessidades = ["paz"]
-palavras = ["passei no", "passei na", "fui aprovad*"]
-frases = ["fui aprovado no vestibular", "passei na prova"]
+def _situation(sid: str, need: str, words: list[str], phrases: list[str], tone: str = "aflicao", **extra) -> str:
+    """One ``[[situacao]]`` entry of a made-up map (extra keys: nao_combinar, exceto, exige_palavras...)."""
+    lines = [f'id = "{sid}"', f'tom = "{tone}"', f'necessidades = ["{need}"]', f"palavras = {words!r}",
+             f"frases = {phrases!r}"] + [f"{key} = {value!r}".replace("True", "true") for key, value in extra.items()]
+    return "[[situacao]]\n" + "\n".join(line.replace("'", '"') for line in lines) + "\n\n"
 
-[[situacao]]
-id = "reprovado"
-tom = "aflicao"
-necessidades = ["forca"]
-palavras = ["reprov*", "nao passei", "nao fui aprovad*"]
-frases = ["não passei no vestibular", "reprovei na prova"]
-'''
+
+def _read(reader: PastoralReader, embedder, text: str) -> list[str]:
+    return [r.situation.id for r in reader.recognise(embedder.embed([text])[0], text)]
+
+
+EXAMS = (_situation("aprovado", "paz", ["passei no", "passei na", "fui aprovad*"],
+                     ["fui aprovado no vestibular", "passei na prova"], tone="alegria")
+         + _situation("reprovado", "forca", ["reprov*", "nao passei", "nao fui aprovad*"],
+                      ["não passei no vestibular", "reprovei na prova"]))
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -263,34 +263,17 @@ def test_words_name_the_situation_and_a_negation_unsays_them(tmp_path, mini_retr
 
 
 def test_a_situation_is_never_read_with_one_it_excludes(tmp_path, mini_retriever, use_embedder):
-    situations = '''
-[[situacao]]
-id = "violencia"
-tom = "aflicao"
-necessidades = ["paz"]
-palavras = ["me bate"]
-nao_combinar = ["casamento-frio"]
-frases = ["meu marido me bate"]
-
-[[situacao]]
-id = "casamento-frio"
-tom = "aflicao"
-necessidades = ["forca"]
-palavras = ["brigamos"]
-frases = ["eu e meu marido só brigamos"]
-'''
-    reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder, margin=1.0)  # only the exclusion
+    marriage = _situation("casamento-frio", "forca", ["brigamos"], ["eu e meu marido só brigamos"])
     text = "meu marido me bate quando brigamos"
-    assert [r.situation.id for r in reader.recognise(use_embedder.embed([text])[0], text)] == ["violencia"]
-    (tmp_path / "situations.toml").write_text(situations.replace('nao_combinar = ["casamento-frio"]', ""),
-                                              encoding="utf-8")
-    reader = PastoralReader(PastoralMap.load(tmp_path), mini_retriever.bible, use_embedder, margin=1.0)
-    assert len(reader.recognise(use_embedder.embed([text])[0], text)) == 2
+    for excludes, expected in [(["casamento-frio"], ["violencia"]), ([], ["violencia", "casamento-frio"])]:
+        abuse = _situation("violencia", "paz", ["me bate"], ["meu marido me bate"], nao_combinar=excludes)
+        reader = _reader(tmp_path, abuse + marriage, mini_retriever.bible, use_embedder, margin=1.0)  # only exclusion
+        assert sorted(_read(reader, use_embedder, text)) == sorted(expected)
 
 
 def test_excluding_an_unknown_situation_is_refused(tmp_path, mini_retriever, use_embedder):
     with pytest.raises(PastoralMapError, match="nao_combinar"):
-        _reader(tmp_path, EXAMS.replace('tom = "alegria"', 'tom = "alegria"\nnao_combinar = ["reprovada"]'),
+        _reader(tmp_path, EXAMS + _situation("outra", "paz", ["x"], ["y"], nao_combinar=["reprovada"]),
                 mini_retriever.bible, use_embedder)
 
 
@@ -315,48 +298,21 @@ def test_check_map_command_checks_the_shipped_map_against_the_corpus(capsys, sha
 
 
 def test_exceto_words_rule_a_situation_out(tmp_path, mini_retriever, use_embedder):
-    situations = '''
-[[situacao]]
-id = "doenca"
-tom = "aflicao"
-necessidades = ["paz"]
-palavras = ["cancer"]
-exceto = ["morreu", "cancer sumiu"]
-frases = ["meu pai está com câncer"]
-
-[[situacao]]
-id = "luto"
-tom = "aflicao"
-necessidades = ["forca"]
-palavras = ["morreu"]
-frases = ["meu pai morreu"]
-'''
+    illness = _situation("doenca", "paz", ["cancer"], ["meu pai está com câncer"], exceto=["morreu", "cancer sumiu"])
+    situations = illness + _situation("luto", "forca", ["morreu"], ["meu pai morreu"])
     reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder, margin=1.0)
-
-    def ids(text):
-        return [r.situation.id for r in reader.recognise(use_embedder.embed([text])[0], text)]
-
-    assert ids("meu pai está com câncer") == ["doenca"]
-    assert ids("meu pai morreu de câncer") == ["luto"]  # the illness's verses of healing are not for the bereaved
-    assert "doenca" not in ids("o médico disse que o câncer sumiu")
-    assert ids("meu pai está com câncer e não morreu graças a Deus")[0] == "doenca"  # a negated exceto word counts not
+    assert _read(reader, use_embedder, "meu pai está com câncer") == ["doenca"]
+    assert _read(reader, use_embedder, "meu pai morreu de câncer") == ["luto"]  # no healing verses for the bereaved
+    assert "doenca" not in _read(reader, use_embedder, "o médico disse que o câncer sumiu")
+    # a negated exceto word counts not
+    assert _read(reader, use_embedder, "meu pai está com câncer e não morreu graças a Deus")[0] == "doenca"
 
 
 def test_a_situation_that_needs_words_is_never_a_guess_by_meaning(tmp_path, mini_retriever, use_embedder):
-    situations = '''
-[[situacao]]
-id = "luto-amigo"
-tom = "aflicao"
-necessidades = ["paz"]
-exige_palavras = true
-palavras = ["morreu", "faleceu"]
-frases = ["minha melhor amiga morreu"]
-'''
-    reader = _reader(tmp_path, situations, mini_retriever.bible, use_embedder)
-    moved = "minha melhor amiga se mudou pra longe"
-    assert reader.recognise(use_embedder.embed([moved])[0], moved) == []
-    died = "minha melhor amiga faleceu ontem"
-    assert [r.situation.id for r in reader.recognise(use_embedder.embed([died])[0], died)] == ["luto-amigo"]
+    grief = _situation("luto-amigo", "paz", ["morreu", "faleceu"], ["minha melhor amiga morreu"], exige_palavras=True)
+    reader = _reader(tmp_path, grief, mini_retriever.bible, use_embedder)
+    assert _read(reader, use_embedder, "minha melhor amiga se mudou pra longe") == []
+    assert _read(reader, use_embedder, "minha melhor amiga faleceu ontem") == ["luto-amigo"]
 
 
 def test_the_guard_spares_a_harsh_word_the_question_asks_for_but_not_in_care(care_retriever):
