@@ -31,6 +31,7 @@ from bot.metrics import Metrics
 from bot.outgoing import Outgoing
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
+from bot.safety.country import country_of
 from bot.transcription import Audio
 from bot.voice import VoiceNotes
 
@@ -243,7 +244,7 @@ class Conversation:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
-            reply = await self.pastor.reply(chat_id, text, show=show)
+            reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
         out = [Outgoing("answer", reply.text, status=reply.status)]
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
 

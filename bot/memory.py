@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.care_mode import CareMode, migrate_care_mode
 from bot.inbox import DEDUPE_SECONDS, Inbox, add_outcome, migrate_inbox
 from bot.leases import Leases, migrate_leases
 from bot.reply import Source
@@ -43,6 +44,7 @@ MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("003_inbox_outcome", add_outcome),
     ("004_subscriptions", migrate_subscriptions),
     ("005_leases", migrate_leases),
+    ("006_care_mode", migrate_care_mode),
 ]
 
 
@@ -56,6 +58,7 @@ class Memory:
         self.inbox = Inbox(db, clock)
         self.subscriptions = Subscriptions(db, clock)
         self.leases = Leases(db, clock)
+        self.care = CareMode(db, clock)
 
     @classmethod
     def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Memory:
@@ -102,7 +105,7 @@ class Memory:
         """Delete everything said in one chat (its finished inbox rows keep only their ids); how many rows."""
         with self.db.transaction():
             removed = sum(self.db.execute(f"delete from {table} where chat_id = ?", [chat_id]).rowcount
-                          for table in ("turns", "sources"))
+                          for table in ("turns", "sources", "care_mode"))
         return removed + self.inbox.redact_chat(chat_id) + self.subscriptions.delete_chat(chat_id)
 
     def purge_older_than(self, seconds: float) -> int:

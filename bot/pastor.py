@@ -51,9 +51,11 @@ class Pastor:
         self.config = config
         self.metrics = metrics or Metrics()
 
-    async def reply(self, chat_id: str, text: str | None, show: Show | None = None) -> Reply:
-        """The answer to ``text``; with ``show``, each validated paragraph is shown while the model writes."""
-        reply = await self._reply(chat_id, text, show)
+    async def reply(self, chat_id: str, text: str | None, show: Show | None = None,
+                    country: str | None = None) -> Reply:
+        """The answer to ``text``; with ``show``, each validated paragraph is shown while the model writes.
+        ``country`` (ISO code, when the channel knows it) chooses the public services named in a crisis."""
+        reply = await self._reply(chat_id, text, show, country)
         m = self.metrics  # pastor_messages_total is counted by the conversation core, once delivered
         m.verses.inc(len(reply.sources))
         if reply.status == NO_EVIDENCE:
@@ -62,7 +64,7 @@ class Pastor:
             m.crisis.labels(reply.crisis_level).inc()
         return reply
 
-    async def _reply(self, chat_id: str, text: str | None, show: Show | None) -> Reply:
+    async def _reply(self, chat_id: str, text: str | None, show: Show | None, country: str | None) -> Reply:
         started = time.perf_counter()
         timings: dict[str, float] = {}  # this reply's stages, in seconds; returned with it
         message = (text or "").strip()
@@ -184,6 +186,11 @@ class Pastor:
         return " ".join(sentences[:2]).strip()
 
     # -- crisis ----------------------------------------------------------------------------
+    def crisis_help(self, kind: str | None, country: str | None = None) -> str:
+        """The help contacts that fit a crisis kind in the person's country (never empty)."""
+        contacts = self.config.crisis_contacts.strip()
+        return f"{texts.CRISIS_CONTACTS_INTRO} {contacts}" if contacts else texts.CRISIS_IMMINENT
+
     async def _imminent(self, message: str, screening: Screening) -> Reply:
         """Safety first, then a few comforting verses; no generation at all."""
         result = await asyncio.to_thread(self.retriever.search, message, 5, None)

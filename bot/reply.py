@@ -37,6 +37,8 @@ class Reply:
     corrected_quotes: list[dict] = field(default_factory=list)  # {"reference", "quoted", "action", "now"}
     removed_contacts: list[str] = field(default_factory=list)  # numbers, links, addresses the model invented
     replaced_directives: list[str] = field(default_factory=list)  # treatment directives replaced by the referral
+    crisis_kind: str | None = None  # "suicide-indirect", "domestic-violence"... (bot.safety kinds)
+    offer_care: bool = False  # a crisis where a human of the care team should be offered
 
     def as_dict(self) -> dict:
         """The `python -m bot ask --json` contract."""

@@ -51,7 +51,12 @@ class Settings(RetrievalSettings):
 
     http_host: str = "0.0.0.0"
     http_port: int = Field(default=8080, ge=1, le=65535)
-    crisis_contacts: str = ""
+    crisis_contacts: str = ""  # the church's own support contacts, named in every crisis reply
+    crisis_contacts_replace: bool = False  # true: only CRISIS_CONTACTS, not the country's public services
+    crisis_country: str = "BR"  # whose public services are named when the person's country is unknown
+    care_team_chat_id: str = ""  # the care team's Telegram group (alerts, /responder, /encerrar)
+    care_team_whatsapp: str = ""  # comma-separated WhatsApp numbers of the care team
+    care_team_alert_imminent: bool = False  # alert the team at once on imminent risk, before the person accepts
     retention_days: int = Field(default=30, ge=0)  # 0 keeps conversations until /apagar
     admin_chat_ids: str = ""  # comma-separated: who sees the full /status
     shutdown_grace_seconds: float = Field(default=75.0, ge=0)  # in-flight answers may finish on stop
@@ -67,6 +72,14 @@ class Settings(RetrievalSettings):
         except (ZoneInfoNotFoundError, ValueError) as error:
             raise ValueError(f"fuso horário desconhecido: {value!r} (use um nome IANA, ex.: America/Sao_Paulo)") \
                 from error
+        return value
+
+    @field_validator("crisis_country")
+    @classmethod
+    def _country_code(cls, value: str) -> str:
+        value = value.strip().upper()
+        if len(value) != 2 or not value.isalpha():
+            raise ValueError(f"CRISIS_COUNTRY deve ser um código de país de duas letras (ex.: BR, PT), não {value!r}")
         return value
 
     @property

@@ -162,6 +162,9 @@ class TelegramChannel:
         if group and not self._addressed(message):
             return None
         meta = {"private": chat.type == ChatType.PRIVATE}
+        user = update.effective_user
+        if user is not None and user.language_code:
+            meta["language"] = user.language_code  # "pt-br": the country whose crisis services are named
         media = message.voice or message.audio or message.video_note
         if media is not None and message.text is None:
             return Inbound(self.name, chat_id, update_id, "voice", "", {**meta, **_voice_meta(message, media)})
