@@ -200,7 +200,7 @@ class Pastor:
             parts.append(texts.CRISIS_VERSES_INTRO)
             parts += [f"“{s.text}” ({s.reference})" for s in sources]
         return Reply("\n\n".join(parts), CRISIS, sources, [s.reference for s in sources], [], False,
-                     screening.level, message)
+                     screening.level, message, offer_care=True)
 
     def _safety_prefix(self, screening: Screening) -> str:
         if not screening.crisis:
