@@ -1,4 +1,4 @@
-"""Entry point: `python -m bot` (channels), `python -m bot ask`, `python -m bot chat`."""
+"""Entry point: `python -m bot` (channels), `python -m bot ask`, `python -m bot chat`, `python -m bot eval-crisis`."""
 
 from __future__ import annotations
 
@@ -33,10 +33,18 @@ def main(argv: list[str] | None = None) -> int:
     ask.add_argument("--json", action="store_true")
     chat = sub.add_parser("chat", help="conversa interativa no terminal")
     chat.add_argument("--chat", default="console")
+    crisis = sub.add_parser("eval-crisis", help="mede a triagem de crise num JSONL {text, label, kind}")
+    crisis.add_argument("files", nargs="+")
+    crisis.add_argument("--json", action="store_true")
+    crisis.add_argument("--with-llm", action="store_true", help="usar o LLM configurado (padrão: nenhum)")
     args = parser.parse_args(argv)
     try:
         if args.command is None:
             return run_channels()
+        if args.command == "eval-crisis":
+            from bot.crisis_eval import main_eval
+
+            return main_eval(args.files, args.json, args.with_llm)
         from bot.console import main_console
 
         return main_console(args)

@@ -7,6 +7,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -18,6 +19,7 @@ from bot.llm.factory import create_provider, http_client
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.pastor import Pastor, PastorConfig
+from bot.safety.screening import semantic_screener
 from bot.settings import Settings
 from bot.transcription import create_transcriber
 from bot.voice import VoiceNotes
@@ -105,11 +107,14 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     retriever = retriever or open_index(settings, on_build=on_build)
     memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
     edition = edition_for(settings.corpus_path, retriever.bible.name)
-    config = PastorConfig(crisis_contacts=settings.crisis_contacts, translation=edition.name,
+    config = PastorConfig(crisis_contacts=settings.crisis_contacts,
+                          crisis_contacts_replace=settings.crisis_contacts_replace,
+                          crisis_country=settings.crisis_country, translation=edition.name,
                           provider_name=settings.llm_provider)
+    screener = semantic_screener(retriever, Path(settings.data_dir) / "crisis")
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
-    pastor = Pastor(retriever, memory, llm, config, metrics)
+    pastor = Pastor(retriever, memory, llm, config, metrics, screener)
     words = None
     try:
         words = VerseOfTheDay(DailyVerses.load(retriever.bible, retriever.topics, retriever.tones), retriever.bible,

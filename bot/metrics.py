@@ -30,7 +30,7 @@ class Metrics:
         self.no_evidence = Counter("pastor_no_evidence", "Respostas fixas por falta de evidência", registry=r)
         self.deliveries = Counter("pastor_deliveries", "Mensagens entregues, recusadas ou adiadas, por canal",
                                   ["channel", "result"], registry=r)
-        self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level"], registry=r)
+        self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level", "kind"], registry=r)
         self.transcriptions = Counter("pastor_transcriptions", "Áudios recebidos, por provedor e resultado "
                                       "(ok, empty, too_long, error, download_error)", ["provider", "result"],
                                       registry=r)

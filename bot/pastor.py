@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from bot import passages, texts
+from bot.care_mode import CareState
 from bot.checks import AnswerRules, check_answer
 from bot.followup import is_followup, standalone
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
@@ -18,7 +19,9 @@ from bot.metrics import Metrics
 from bot.progress import ParagraphProgress, Show
 from bot.prompts import answer_messages, reflection_messages
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
-from bot.safety import DANGER, IMMINENT, Screening, screen
+from bot.safety.care import CrisisCare
+from bot.safety.responder import CrisisResponder
+from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
 from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult, Status
@@ -32,7 +35,9 @@ MAX_MESSAGE_CHARS = 4000
 
 @dataclass(frozen=True)
 class PastorConfig:
-    crisis_contacts: str = ""  # the only place phone numbers come from
+    crisis_contacts: str = ""  # the church's own contacts; with bot/data/crisis/services.toml, the only numbers
+    crisis_contacts_replace: bool = False  # name only the church's contacts, not the country's public services
+    crisis_country: str = "BR"  # whose services are named when the channel does not know the person's country
     max_sources: int = 8  # verses given to the LLM and shown as sources
     max_reference_verses: int = 30
     max_tokens: int = 700
@@ -44,12 +49,17 @@ class Pastor:
     """Keeps the promises of DESIGN.md for every message, whatever the channel."""
 
     def __init__(self, retriever: Retriever, memory: Memory, llm: LLMProvider | None,
-                 config: PastorConfig = PastorConfig(), metrics: Metrics | None = None):
+                 config: PastorConfig = PastorConfig(), metrics: Metrics | None = None,
+                 screener: Screener | None = None):
         self.retriever = retriever
         self.memory = memory
         self.llm = llm
         self.config = config
         self.metrics = metrics or Metrics()
+        self.screener = screener or Screener()  # without a model: the precise layer alone
+        care = CrisisCare(church_contacts=config.crisis_contacts, church_only=config.crisis_contacts_replace,
+                          default_country=config.crisis_country)
+        self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)
 
     async def reply(self, chat_id: str, text: str | None, show: Show | None = None,
                     country: str | None = None) -> Reply:
@@ -61,7 +71,7 @@ class Pastor:
         if reply.status == NO_EVIDENCE:
             m.no_evidence.inc()
         if reply.crisis_level:
-            m.crisis.labels(reply.crisis_level).inc()
+            m.crisis.labels(reply.crisis_level, reply.crisis_kind or "").inc()
         return reply
 
     async def _reply(self, chat_id: str, text: str | None, show: Show | None, country: str | None) -> Reply:
@@ -74,12 +84,26 @@ class Pastor:
             return Reply(texts.NO_WORDS, REJECTED)  # only emoji or punctuation: an invitation to write
         if len(text) > MAX_MESSAGE_CHARS:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
-        screening = screen(message)
+        t = time.perf_counter()
+        screening = await asyncio.to_thread(self.screener.screen, message)
+        timings["screening"] = time.perf_counter() - t
         history = self.memory.window(chat_id)
-        if screening.level == IMMINENT:
-            reply = await self._imminent(message, screening)
+        care = self.memory.care.get(chat_id)
+        if screening.crisis and screening.level != CONCERN:
+            reply = self.crisis.reply(message, screening.kind, screening.level, country)
+        elif care is not None and self.crisis.care.affirms(message):  # "sim, hoje à noite" after the question
+            reply = self.crisis.reply(message, care.kind, IMMINENT, country)
+        elif care is not None and self.crisis.care.says_safe(message):
+            self.memory.care.clear(chat_id)
+            reply = Reply(self.crisis.care.texts["seguro"], ANSWERED, query=message)
         else:
-            reply = await self._answer(chat_id, message, history, screening, timings, show, started)
+            reply = await self._answer(chat_id, message, history, screening, timings, show, started, care, country)
+            if care is not None and reply.status != LLM_ERROR:
+                reply = replace(reply, text=self._join(reply.text, self.crisis.care.reminder(care.kind, country)))
+        if reply.status == CRISIS and reply.crisis_level != CONCERN:
+            self.memory.care.enter(chat_id, reply.crisis_kind or "", reply.crisis_level)
+        elif care is not None and reply.status != LLM_ERROR and reply.text != self.crisis.care.texts["seguro"]:
+            self.memory.care.checked(chat_id)
         if reply.status != LLM_ERROR:
             self.memory.add_exchange(chat_id, message, reply.query or message, reply.text, reply.status)
             if reply.sources:
@@ -89,7 +113,10 @@ class Pastor:
 
     # -- the ordinary path --------------------------------------------------------------
     async def _answer(self, chat_id: str, message: str, history, screening: Screening,
-                      timings: dict[str, float], show: Show | None, started: float) -> Reply:
+                      timings: dict[str, float], show: Show | None, started: float, care: CareState | None = None,
+                      country: str | None = None) -> Reply:
+        """The ordinary answer; in care mode (``care``) harsh verses are kept out, the model is told the kind
+        of crisis, and the reply ends with the help and a check on the person."""
         query, scope, llm_called = message, None, False
         if is_followup(message, history):
             t = time.perf_counter()
@@ -102,7 +129,12 @@ class Pastor:
         result = await asyncio.to_thread(self.retriever.search, query, 10, scope)
         timings["retrieval"] = time.perf_counter() - t
         self.metrics.retrieval_seconds.observe(timings["retrieval"])
-        prefix = self._safety_prefix(screening)
+        if care is not None or screening.crisis:
+            result = self.crisis.guard(result)
+        if care is not None and result.status == Status.NO_EVIDENCE:  # the kind's vetted verses instead
+            body, sources, cited = self.crisis.comfort(care.kind)
+            return Reply(body, ANSWERED, sources, cited, query=query)
+        prefix = self._safety_prefix(screening, country)
         if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
                                                   translation=self.config.translation or self.retriever.bible.name)
@@ -118,7 +150,8 @@ class Pastor:
             body, kept = self._extractive(result)
             text = self._join(self._join(prefix, before), self._join(body, after))
             return Reply(text, status, sources, kept, [], llm_called, screening.level, query)
-        notes = ([texts.MEDICAL] if screening.medical else []) + ([texts.BOOK_NOTE] if before else [])
+        notes = ([texts.MEDICAL] if screening.medical else []) + ([texts.BOOK_NOTE] if before else []) + (
+            [self.crisis.care.kind(care.kind).llm_note] if care is not None else [])
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
         if screening.medical and not screening.crisis:
@@ -188,27 +221,15 @@ class Pastor:
     # -- crisis ----------------------------------------------------------------------------
     def crisis_help(self, kind: str | None, country: str | None = None) -> str:
         """The help contacts that fit a crisis kind in the person's country (never empty)."""
-        contacts = self.config.crisis_contacts.strip()
-        return f"{texts.CRISIS_CONTACTS_INTRO} {contacts}" if contacts else texts.CRISIS_IMMINENT
+        return self.crisis.care.help_lines(kind, country)
 
-    async def _imminent(self, message: str, screening: Screening) -> Reply:
-        """Safety first, then a few comforting verses; no generation at all."""
-        result = await asyncio.to_thread(self.retriever.search, message, 5, None)
-        sources = self._sources(result)[:3] if result.status == Status.OK else []
-        parts = [self._safety_prefix(screening)]
-        if sources:
-            parts.append(texts.CRISIS_VERSES_INTRO)
-            parts += [f"“{s.text}” ({s.reference})" for s in sources]
-        return Reply("\n\n".join(parts), CRISIS, sources, [s.reference for s in sources], [], False,
-                     screening.level, message, offer_care=True)
-
-    def _safety_prefix(self, screening: Screening) -> str:
+    def _safety_prefix(self, screening: Screening, country: str | None) -> str:
+        """For a concern (addiction, panic): a word about help before the answer."""
         if not screening.crisis:
             return ""
-        text = {IMMINENT: texts.CRISIS_IMMINENT, DANGER: texts.CRISIS_DANGER}.get(screening.level,
-                                                                                 texts.CRISIS_CONCERN)
-        contacts = self.config.crisis_contacts.strip()
-        return f"{text}\n\n{texts.CRISIS_CONTACTS_INTRO} {contacts}" if contacts else text
+        opening = self.crisis.care.kind(screening.kind).opening
+        church = self.crisis.care.church
+        return f"{opening}\n\n{self.crisis.care.texts['igreja_intro']} {church}" if church else opening
 
     # -- helpers -------------------------------------------------------------------------------
     def _sources(self, result: SearchResult) -> list[Source]:

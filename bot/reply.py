@@ -45,4 +45,5 @@ class Reply:
         return {"text": self.text, "status": self.status, "sources": [s.id for s in self.sources],
                 "citations": self.citations, "removed_citations": self.removed_citations,
                 "llm_called": self.llm_called, "corrected_quotes": self.corrected_quotes,
-                "removed_contacts": self.removed_contacts, "replaced_directives": self.replaced_directives}
+                "removed_contacts": self.removed_contacts, "replaced_directives": self.replaced_directives,
+                "crisis": {"level": self.crisis_level, "kind": self.crisis_kind} if self.crisis_level else None}

@@ -41,6 +41,7 @@ async def status_text(app, full: bool = True) -> str:
             lines.append(memory)
     lines.append(await _voice_line(app))
     lines.append(_daily_line(app))
+    lines.append(_screening_line(app))
     lines.append(f"banco: {app.memory.db.describe()} · réplica {app.replica}")
     pending, oldest = app.memory.inbox.backlog()
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
@@ -52,6 +53,15 @@ async def status_text(app, full: bool = True) -> str:
 
 
 CHANNEL_NAMES = {"telegram": "Telegram", "whatsapp": "WhatsApp"}
+
+
+def _screening_line(app) -> str:
+    screener = app.pastor.screener
+    if not screener.semantic:
+        return "triagem de crise: só padrões (sem modelo semântico)"
+    r = screener.model.report
+    return (f"triagem de crise: padrões + modelo semântico ({r['exemplars']} exemplos; validação cruzada: "
+            f"sensibilidade {r['recall']:.2f}, falsos alarmes {r['false_alarms']:.2f})")
 
 
 def _daily_line(app) -> str:

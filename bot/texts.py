@@ -45,20 +45,3 @@ MEDICAL = (
     "Sobre remédios, tratamentos ou diagnósticos, converse com seu médico ou profissional de saúde: "
     "não posso orientar sobre isso, e nenhuma decisão sobre medicação deve ser tomada sem ele."
 )
-CRISIS_IMMINENT = (
-    "Sinto muito que você esteja passando por isso, e fico feliz que tenha escrito. Sua vida importa. "
-    "Se você corre perigo agora, procure imediatamente o serviço de emergência da sua região ou vá ao "
-    "pronto-socorro mais próximo. Fale agora com alguém de confiança (família, amigo, pastor) e não "
-    "fique sozinho. Um profissional de saúde mental pode ajudar de verdade."
-)
-CRISIS_DANGER = (
-    "O que você está vivendo é sério, e você não merece sofrer isso. Se estiver em perigo, procure um "
-    "lugar seguro e acione o serviço de emergência da sua região. Procure ajuda de pessoas de confiança "
-    "e de profissionais (saúde, assistência social, orientação jurídica)."
-)
-CRISIS_CONCERN = (
-    "Você não precisa enfrentar isso sozinho. Procure ajuda profissional (médico, psicólogo ou um grupo "
-    "de apoio) e conte com pessoas de confiança e com sua comunidade de fé."
-)
-CRISIS_CONTACTS_INTRO = "Contatos de apoio:"
-CRISIS_VERSES_INTRO = "Algumas palavras de consolo da Escritura:"

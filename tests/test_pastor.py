@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 import httpx
 import pytest
 
+import bot
 from bot import texts
 from bot.llm.ollama import OllamaProvider
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED
@@ -145,26 +148,59 @@ async def test_window_holds_the_last_ten_exchanges(make_pastor, ollama, llm_serv
 
 
 async def test_imminent_crisis_puts_safety_first_without_generation(make_pastor, ollama, llm_server):
-    pastor = make_pastor(ollama, crisis_contacts="CVV 188 · SAMU 192")
+    pastor = make_pastor(ollama, crisis_contacts="Gabinete pastoral (11) 5555-0000")
     reply = await pastor.reply("c1", "qro sumir, n aguento mais viver")
-    assert reply.status == CRISIS and reply.crisis_level == "imminent"
-    assert reply.text.startswith(texts.CRISIS_IMMINENT)
-    assert "CVV 188 · SAMU 192" in reply.text.split("\n\n")[1]
+    assert reply.status == CRISIS and reply.crisis_level == "imminent" and reply.offer_care
+    assert reply.text.startswith(pastor.crisis.care.kind(reply.crisis_kind).opening)
+    assert "188" in reply.text and "Gabinete pastoral (11) 5555-0000" in reply.text  # CVV and the church
     assert not reply.llm_called and llm_server.requests == []
 
 
-async def test_crisis_never_invents_phone_numbers(make_pastor):
-    reply = await make_pastor(None).reply("c1", "estou pensando em me matar")
+def _published_numbers() -> set[str]:
+    services = tomllib.loads((Path(bot.__file__).parent / "data" / "crisis" / "services.toml").read_text("utf-8"))
+    return {n for country in services.values() for s in country["servico"] for n in re.findall(r"\d+", s["contato"])}
+
+
+@pytest.mark.parametrize("country", [None, "BR", "PT", "GB"])
+async def test_crisis_names_only_published_numbers(make_pastor, country):
+    reply = await make_pastor(None).reply("c1", "estou pensando em me matar", country=country)
     assert reply.status == CRISIS
     prose = re.sub(r"\(\w[\w ]* \d+:\d+(?:-\d+)?\)", "", reply.text)
-    assert not re.search(r"\d{3}", prose)
+    numbers = set(re.findall(r"\d+", prose))
+    assert numbers <= _published_numbers()
+    assert bool(numbers) is (country != "GB")  # a country whose services are not listed: "emergência local"
+    if country == "GB":
+        assert "emergência local" in reply.text
 
 
-async def test_danger_gets_safety_guidance_and_a_pastoral_answer(make_pastor, ollama, llm_server):
-    llm_server.answer({"chunks": ["Deus é teu refúgio (Salmos 56:1)."]})
+async def test_violence_gets_its_own_help_and_no_generation(make_pastor, ollama, llm_server):
     reply = await make_pastor(ollama).reply("c1", "meu marido me bate, tenho medo e não sei em quem confiar")
-    assert reply.status == CRISIS and reply.crisis_level == "danger"
-    assert reply.text.startswith(texts.CRISIS_DANGER) and reply.llm_called
+    assert reply.status == CRISIS and reply.crisis_level == "danger" and reply.crisis_kind == "domestic-violence"
+    assert "180" in reply.text and "190" in reply.text and "a culpa não é sua" in reply.text
+    assert not reply.llm_called and reply.offer_care
+
+
+async def test_care_mode_keeps_help_visible_until_the_person_is_safe(make_pastor):
+    pastor = make_pastor(None)
+    await pastor.reply("c1", "ja escrevi as cartas e deixei a senha do banco com meu irmao, quero morrer")
+    assert pastor.memory.care.get("c1").kind
+    again = await pastor.reply("c1", "sim, hoje a noite")  # an answer to the question about safety
+    assert again.status == CRISIS and again.crisis_level == "imminent"
+    later = await pastor.reply("c1", "tenho medo, preciso de paz")
+    assert later.status != CRISIS and later.text.endswith(pastor.crisis.care.texts["checagem"])
+    assert "188" in later.text
+    safe = await pastor.reply("c1", "to segura agora, minha irmã está comigo")
+    assert safe.text == pastor.crisis.care.texts["seguro"] and pastor.memory.care.get("c1") is None
+    after = await pastor.reply("c1", "tenho medo, preciso de paz")
+    assert "188" not in after.text
+
+
+async def test_erasing_the_chat_ends_care_mode(make_pastor):
+    pastor = make_pastor(None)
+    await pastor.reply("c1", "vou me matar hoje")
+    assert pastor.memory.care.get("c1") is not None
+    pastor.memory.delete_chat("c1")
+    assert pastor.memory.care.get("c1") is None
 
 
 async def test_medical_questions_are_sent_to_the_doctor(make_pastor, ollama, llm_server):

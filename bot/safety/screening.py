@@ -1,80 +1,93 @@
-"""Crisis screening (with levels) and questions that ask for medical advice."""
+"""Crisis screening in layers: precise patterns first, then the message's meaning against the exemplar bank."""
 
 from __future__ import annotations
 
-import re
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
+
+from bot.safety.classifier import Embed, RiskModel, embedding_text
+from bot.safety.lexicon import LEVELS, Lexicon
 from corpus.text import fold
 from retrieval.chat import normalize_chat
 
 IMMINENT = "imminent"
 DANGER = "danger"
 CONCERN = "concern"
-
-# Hyperbole that only looks like danger: "morri de rir", "to morrendo de fome".
-_HYPERBOLE = re.compile(
-    r"\b(?:morr\w*|mat\w*) (?:de|d) (?:rir|riso|vergonha|saudade|fome|sono|tedio|calor|frio|cansaco|vontade|"
-    r"inveja|curiosidade|medo de prova|trabalhar)\b"
-    r"|\bmata(?:r)? (?:a|essa|minha) (?:saudade|fome|sede|curiosidade|vontade)\b"
-    r"|\b(?:me|nos|ta|esta|tá) matando\b(?! de verdade)"
-    r"|\bmatar (?:a )?aula\b|\bmatar (?:o )?tempo\b"
-)
-_LEVELS = [
-    # someone else threatening to kill: checked before "me matar" reads as self-harm
-    (DANGER, [r"(?:vai|vao|quer|querem|ameacou|ameaca|ameacaram|tentou|tentaram|prometeu) me matar"]),
-    (IMMINENT, [
-        r"suicid\w*", r"(?:vou|quero|vontade de|penso em|pensando em|pensei em|tentei) me matar",
-        r"me matar", r"tirar (?:a )?(?:minha )?(?:propria )?vida", r"acabar com (?:a )?minha vida",
-        r"(?:quero|queria|prefiro|preferia|vontade de) morrer", r"(?:nao )?quero mais viver",
-        r"nao (?:aguento|suporto|consigo) mais viver", r"(?:quero|queria|vontade de) (?:sumir|desaparecer)(?: (?:pra sempre|de vez|do mundo))?",
-        r"(?:sem|nao vejo|nao tenho|nao ha) (?:mais )?(?:razao|motivo|sentido|porque) (?:pra|para|de) (?:continuar|viver)",
-        r"melhor (?:sem mim|se eu (?:nao existisse|morresse|sumisse))", r"dar fim (?:a|na|em) (?:minha )?vida",
-        r"me (?:cortar|cortando|cortei|machucar de proposito|mutilar)", r"automutil\w*", r"me (?:jogar|atirar) (?:da|do|de|na frente)",
-        r"tomei (?:varios|muitos|um monte de|todos os|uma caixa de) (?:remedios|comprimidos|calmantes)", r"overdose",
-        r"(?:vou|quero) (?:pular|me enforcar)", r"nao vale (?:mais )?a pena viver",
-    ]),
-    (DANGER, [
-        r"violencia (?:domestica|em casa|do meu|da minha)", r"sofr\w* violencia", r"(?:me|nos) (?:bate|batem|agride|agridem|espanca|espancam|machuca|machucam)",
-        r"apanh\w* (?:do|da|de) (?:meu|minha)", r"(?:estou|estava|to) apanhando", r"abus\w* sexual", r"abusad[oa]",
-        r"estupr\w*", r"ameac\w* de morte", r"medo (?:de|do) (?:meu|minha) (?:marido|esposo|namorado|companheiro|pai|mae)",
-        r"(?:marido|esposo|namorado|companheiro|ex) (?:me )?(?:ameaca|ameacou|agrediu|bateu)",
-    ]),
-    (CONCERN, [
-        r"viciad[oa]", r"vicio (?:em|de|no|na)", r"nao consigo parar de (?:beber|usar|fumar|jogar|apostar)",
-        r"(?:usando|uso|usei) (?:drogas|crack|cocaina|maconha)", r"alcoolatra", r"recaida", r"dependente quimic\w*",
-        r"(?:tomando|tomo|tomei) (?:remedio|calmante|remedios|calmantes) (?:demais|sem receita|escondido)",
-        r"abus\w* de (?:remedio|medicamento|calmante)", r"crise de (?:panico|ansiedade)", r"ataque de panico", r"surto",
-    ]),
-]
-_COMPILED = [(level, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for level, patterns in _LEVELS]
-_MEDICAL = re.compile(
-    r"\b(?:devo|posso|preciso|seria bom|e bom|tenho que) (?:parar|largar|suspender|tirar|trocar|diminuir|aumentar|"
-    r"deixar|continuar)(?: de)?(?: tomar| usar)? (?:o |a |os |as |meu |minha |meus |minhas )?(?:remedio|medicamento|"
-    r"medicacao|antidepressivo|tratamento|insulina|dose|quimio\w*|calmante|rivotril|comprimido)"
-    r"|\b(?:qual|que) (?:remedio|medicamento) (?:tomar|devo|posso|e bom)"
-    r"|\bposso tomar (?:remedio|medicamento|\w+ com)"
-    r"|\b(?:qual|que) (?:a )?doenca (?:eu )?tenho\b|\bsera que (?:eu )?tenho (?:depressao|cancer|ansiedade|diabetes)"
-)
+# a pattern is overruled when the meaning scores below this share of the threshold ("quero morrer kkkk")
+VETO_SHARE = 0.5
+SUICIDE_SIGNALS = ("suicide-direct", "suicide-passive", "suicide-indirect")
 
 
 @dataclass(frozen=True)
 class Screening:
     level: str | None  # IMMINENT, DANGER, CONCERN or None
     medical: bool  # asks for medication or diagnosis advice
-    signal: str = ""  # the words that matched
+    signal: str = ""  # the words that matched (the precise layer), or "" when the meaning decided
+    kind: str | None = None  # "suicide-indirect", "domestic-violence"... (patterns.toml kinds)
+    score: float | None = None  # P(risk) of the semantic layer, when it ran
+    layer: str = ""  # "lexical" or "semantic": which layer decided
+    seconds: float = 0.0
 
     @property
     def crisis(self) -> bool:
         return self.level is not None
 
+    def as_dict(self) -> dict:
+        return {"level": self.level, "kind": self.kind, "layer": self.layer, "signal": self.signal,
+                "score": None if self.score is None else round(self.score, 3), "medical": self.medical}
+
+
+class Screener:
+    """Reads a message for crisis: the lexicon's kinds, else the semantic model over its embedding."""
+
+    def __init__(self, lexicon: Lexicon | None = None, model: RiskModel | None = None, embed: Embed | None = None):
+        self.lexicon = lexicon or Lexicon.load()
+        self.model, self.embed = model, embed
+
+    @property
+    def semantic(self) -> bool:
+        return self.model is not None and self.embed is not None
+
+    def screen(self, text: str) -> Screening:
+        started = time.perf_counter()
+        folded = fold(normalize_chat(text))
+        medical = bool(self.lexicon.medical.search(folded))
+        found = self.lexicon.match(folded)
+        score, kind = None, None
+        if self.semantic:
+            score, kind = self.model.risk(text, np.asarray(self.embed([embedding_text(text)]), dtype=np.float32)[0])
+        seconds = time.perf_counter() - started
+        if found is not None:
+            rule, words = found
+            if score is not None and rule.kind in self.model.classes and score < self.model.threshold * VETO_SHARE:
+                # the words of a crisis in a message whose meaning is far from one: a joke, a doctrinal question
+                return Screening(None, medical, words, None, score, "vetoed", seconds)
+            if score is not None and score >= self.model.threshold and kind != rule.kind:
+                # both layers see a crisis: the meaning of the whole message tells better who is hurt ("ele me
+                # bate, eu tenho 12 anos" is a child), the more serious level of the two stands
+                level = min(rule.level, self.lexicon.level_of(kind) or DANGER, key=LEVELS.index)
+                return Screening(level, medical, words, kind, score, "lexical", seconds)
+            return Screening(rule.level, medical, words, rule.kind, score, "lexical", seconds)
+        if score is None or score < self.model.threshold:
+            return Screening(None, medical, score=score, seconds=seconds)
+        return Screening(self.lexicon.level_of(kind) or DANGER, medical, "", kind, score, "semantic", seconds)
+
+
+def semantic_screener(retriever, cache_dir: Path | None) -> Screener:
+    """Both layers over the retriever's embedder (the message's vector is the one retrieval uses, cached);
+    the model is trained from the bank on first use and kept in ``cache_dir``. Fails loudly, never degrades."""
+    from bot.safety.classifier import trained_model
+
+    model = trained_model(retriever.embedder.embed, retriever.embedder.identity.slug, cache_dir)
+    return Screener(model=model, embed=lambda texts: np.stack([retriever.embed_query(t) for t in texts]))
+
+
+_LEXICAL = Screener()
+
 
 def screen(text: str) -> Screening:
-    """Crisis level and medical-advice flag for a message (chat spelling and accents handled)."""
-    folded = fold(normalize_chat(text))
-    cleaned = _HYPERBOLE.sub(" ", folded)
-    for level, pattern in _COMPILED:
-        match = pattern.search(cleaned)
-        if match:
-            return Screening(level, bool(_MEDICAL.search(folded)), match.group())
-    return Screening(None, bool(_MEDICAL.search(folded)))
+    """The precise layer alone (chat spelling and accents handled): what needs no embedder."""
+    return _LEXICAL.screen(text)

@@ -1,0 +1,102 @@
+"""`python -m bot eval-crisis FILE…`: crisis screening measured through the real pipeline, per kind."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from bot.reply import CRISIS, Reply
+from bot.safety.screening import SUICIDE_SIGNALS
+
+PASSIVE_INDIRECT = tuple(k for k in SUICIDE_SIGNALS if k != "suicide-direct")
+
+
+def load_cases(path: Path) -> list[dict]:
+    cases = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            row = json.loads(line)
+            if row.get("label") not in ("risk", "safe", "either") or not row.get("text"):
+                raise ValueError(f"{path}:{number}: cada linha precisa de text e label (risk, safe ou either)")
+            cases.append(row)
+    return cases
+
+
+def helped(reply: Reply, help_intro: str, church: str) -> bool:
+    """The reply names concrete help: the list of services, or the church's own contacts."""
+    return help_intro in reply.text or bool(church and church in reply.text)
+
+
+async def evaluate(pastor, cases: list[dict]) -> dict:
+    """Each message in a chat of its own; counts per label and kind, and the misses."""
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    misses, alarms, unhelped = [], [], []
+    texts = pastor.crisis.care.texts
+    for n, case in enumerate(cases):
+        chat = f"eval-crisis-{n}"
+        reply = await pastor.reply(chat, case["text"])
+        pastor.memory.delete_chat(chat)
+        flagged = reply.status == CRISIS
+        key = (case["label"], case.get("kind", ""))
+        counts[key][0] += flagged
+        counts[key][1] += 1
+        if case["label"] == "risk" and not flagged:
+            misses.append(case)
+        if case["label"] == "safe" and flagged:
+            alarms.append({**case, "read_as": reply.crisis_kind})
+        if case["label"] == "risk" and not helped(reply, texts["ajuda_intro"], pastor.crisis.care.church):
+            unhelped.append(case)
+    return {"counts": counts, "misses": misses, "alarms": alarms, "unhelped": unhelped}
+
+
+def _share(counts, label: str, kinds: tuple[str, ...] | None = None) -> tuple[int, int]:
+    rows = [v for (lab, kind), v in counts.items() if lab == label and (kinds is None or kind in kinds)]
+    return sum(r[0] for r in rows), sum(r[1] for r in rows)
+
+
+def summary(result: dict) -> dict:
+    counts = result["counts"]
+
+    def rate(pair):
+        return round(pair[0] / pair[1], 3) if pair[1] else None
+
+    return {"risk_recall": rate(_share(counts, "risk")),
+            "passive_indirect_recall": rate(_share(counts, "risk", PASSIVE_INDIRECT)),
+            "false_alarms": rate(_share(counts, "safe")), "either_flagged": rate(_share(counts, "either")),
+            "risk_without_help": len(result["unhelped"]),
+            "per_kind": {f"{lab}/{kind}": f"{a}/{b}" for (lab, kind), (a, b) in sorted(counts.items())}}
+
+
+def report(path: Path, result: dict) -> str:
+    s = summary(result)
+    lines = [f"{path}: recall {s['risk_recall']} · passivo/indireto {s['passive_indirect_recall']} · "
+             f"falsos alarmes {s['false_alarms']} · ambíguas tratadas como crise {s['either_flagged']} · "
+             f"risco sem contatos de ajuda: {s['risk_without_help']}"]
+    lines += [f"  {key}: {value}" for key, value in s["per_kind"].items()]
+    lines += [f"  NÃO RECONHECIDA ({c.get('kind')}): {c['text'][:120]}" for c in result["misses"]]
+    lines += [f"  FALSO ALARME ({c.get('kind')} lido como {c['read_as']}): {c['text'][:120]}"
+              for c in result["alarms"]]
+    return "\n".join(lines)
+
+
+def main_eval(files: list[str], as_json: bool, with_llm: bool) -> int:
+    from bot.app import build_app
+    from bot.settings import Settings
+
+    settings = Settings() if with_llm else Settings(llm_provider="none")
+    app = build_app(settings)
+
+    async def run() -> list[tuple[str, dict]]:
+        try:
+            return [(f, await evaluate(app.pastor, load_cases(Path(f)))) for f in files]
+        finally:
+            await app.close()
+
+    results = asyncio.run(run())
+    if as_json:
+        print(json.dumps({f: summary(r) for f, r in results}, ensure_ascii=False, indent=1))
+    else:
+        print("\n\n".join(report(Path(f), r) for f, r in results))
+    return 0

@@ -1,0 +1,190 @@
+"""The semantic layer of crisis screening: a logistic regression over message embeddings, trained on the
+exemplar bank, its threshold calibrated on held-out folds of the bank."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from corpus.text import fold
+from retrieval.chat import normalize_chat
+
+log = logging.getLogger("pastor.safety")
+
+SAFE = "safe"
+MODEL_VERSION = 1  # part of the cache key: bump when training or features change
+MAX_FALSE_ALARMS = 0.07  # share of the bank's safe messages (held-out folds) allowed over the threshold
+EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "exemplars.jsonl"
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    text: str
+    label: str  # "risk" or "safe"
+    kind: str
+
+
+def load_exemplars(path: Path = EXEMPLARS_FILE) -> list[Exemplar]:
+    """The bank; a malformed line is an error naming the file and the line."""
+    out = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            exemplar = Exemplar(str(row["text"]), str(row["label"]), str(row["kind"]))
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}:{number}: exemplo inválido ({error})") from error
+        if exemplar.label not in ("risk", "safe") or not exemplar.text.strip():
+            raise ValueError(f"{path}:{number}: label deve ser 'risk' ou 'safe', com texto")
+        out.append(exemplar)
+    return out
+
+
+def target(exemplar: Exemplar) -> str:
+    return exemplar.kind if exemplar.label == "risk" else SAFE
+
+
+N_FEATURES = 2**16  # hashed character n-grams (2-5, within words) of the folded message
+EMBEDDING_WEIGHT = 0.5  # the sentence embedding's columns, scaled against the n-grams'
+C = 16.0  # inverse regularisation, chosen by cross-validation on the bank (README: "Triagem de crise")
+
+
+def _hashing():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer="char_wb", ngram_range=(2, 5), n_features=N_FEATURES, alternate_sign=False,
+                             norm=None)
+
+
+def _folded(texts: Sequence[str]) -> list[str]:
+    """The n-grams' text: folded, but with laughter and chat spelling kept (they tell a joke from a plea)."""
+    return [fold(t) for t in texts]
+
+
+def embedding_text(text: str) -> str:
+    """What is embedded: the chat spelling expanded, as retrieval embeds it (so the vector is shared)."""
+    return normalize_chat(text) or text
+
+
+def _features(counts, idf: np.ndarray, vectors: np.ndarray):
+    """Sublinear tf-idf of the n-gram counts, L2-normalised, beside the weighted embedding."""
+    from scipy.sparse import csr_matrix, diags, hstack
+    from sklearn.preprocessing import normalize as l2
+
+    tf = counts.copy().astype(np.float64)
+    tf.data = np.log(tf.data) + 1.0
+    weighted = l2(tf @ diags(idf))
+    return hstack([weighted, csr_matrix(vectors * EMBEDDING_WEIGHT)]).tocsr()
+
+
+def _idf(counts) -> np.ndarray:
+    documents = counts.shape[0]
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    return np.log((1 + documents) / (1 + df)) + 1.0
+
+
+@dataclass(frozen=True)
+class RiskModel:
+    """A multinomial logistic regression over n-grams and the embedding; classes: risk kinds and "safe"."""
+
+    classes: tuple[str, ...]
+    coef: np.ndarray  # (classes, N_FEATURES + dims)
+    intercept: np.ndarray  # (classes,)
+    idf: np.ndarray  # (N_FEATURES,)
+    threshold: float  # P(risk) = 1 - P(safe) at or above this is a crisis
+    report: dict  # cross-validated recall and false alarms on the bank, for /status and the README
+
+    def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+        x = _features(_hashing().transform(_folded(texts)), self.idf, vectors)
+        logits = np.asarray(x @ self.coef.T) + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def risk(self, text: str, vector: np.ndarray) -> tuple[float, str]:
+        """P(risk) of one message (its whole text: scoring sentences apart measured worse) and its likeliest
+        kind of risk."""
+        probs = self.probabilities([text], vector.reshape(1, -1))[0]
+        safe = self.classes.index(SAFE)
+        kind = max((i for i in range(len(self.classes)) if i != safe), key=lambda i: probs[i])
+        return float(1.0 - probs[safe]), self.classes[kind]
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, classes=np.array(self.classes), coef=self.coef, intercept=self.intercept, idf=self.idf,
+                 threshold=np.array(self.threshold), report=np.array(json.dumps(self.report)))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> RiskModel:
+        with np.load(path, allow_pickle=False) as data:
+            return cls(tuple(str(c) for c in data["classes"]), data["coef"], data["intercept"], data["idf"],
+                       float(data["threshold"]), json.loads(str(data["report"])))
+
+
+def _fit(counts, vectors: np.ndarray, labels: np.ndarray):
+    from sklearn.linear_model import LogisticRegression
+
+    idf = _idf(counts)
+    model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced")
+    return model.fit(_features(counts, idf, vectors), labels), idf
+
+
+def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: float = MAX_FALSE_ALARMS,
+          folds: int = 5, seed: int = 7) -> RiskModel:
+    """Fit on the whole bank; the threshold comes from out-of-fold P(risk) of the safe exemplars."""
+    from sklearn.model_selection import StratifiedKFold
+
+    labels = np.array([target(e) for e in exemplars])
+    risky = np.array([e.label == "risk" for e in exemplars])
+    counts = _hashing().transform(_folded([e.text for e in exemplars])).tocsr()
+    out_of_fold = np.zeros(len(exemplars))
+    for train_rows, test_rows in StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels):
+        model, idf = _fit(counts[train_rows], vectors[train_rows], labels[train_rows])
+        safe = list(model.classes_).index(SAFE)
+        probs = model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))
+        out_of_fold[test_rows] = 1.0 - probs[:, safe]
+    safe_scores = np.sort(out_of_fold[~risky])[::-1]
+    allowed = int(np.floor(max_false_alarms * len(safe_scores)))  # safe exemplars that may score above
+    threshold = float(np.nextafter(safe_scores[min(allowed, len(safe_scores) - 1)], 2.0))
+    flagged = out_of_fold >= threshold
+    report = {"exemplars": len(exemplars), "risk": int(risky.sum()), "folds": folds,
+              "recall": round(float(flagged[risky].mean()), 3),
+              "false_alarms": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
+    final, idf = _fit(counts, vectors, labels)
+    return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report)
+
+
+def bank_key(exemplars: list[Exemplar], embedder_slug: str) -> str:
+    digest = hashlib.sha256(f"{MODEL_VERSION}|{embedder_slug}".encode())
+    for e in exemplars:
+        digest.update(f"{e.label}\t{e.kind}\t{e.text}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
+                  exemplars: list[Exemplar] | None = None) -> RiskModel:
+    """The model for this bank and embedder: from the cache in ``cache_dir`` or trained now (and cached)."""
+    exemplars = load_exemplars() if exemplars is None else exemplars
+    path = cache_dir / f"risk-{bank_key(exemplars, embedder_slug)}.npz" if cache_dir else None
+    if path is not None and path.exists():
+        try:
+            return RiskModel.load(path)
+        except (OSError, ValueError, KeyError) as error:
+            log.warning("modelo de triagem em cache ilegível (%s): treinando de novo", error)
+    vectors = np.asarray(embed([embedding_text(e.text) for e in exemplars]), dtype=np.float32)
+    model = train(exemplars, vectors)
+    log.info("triagem semântica treinada: %s", model.report)
+    if path is not None:
+        model.save(path)
+    return model

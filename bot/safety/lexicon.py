@@ -1,0 +1,68 @@
+"""The precise layer of crisis screening: patterns per kind, hyperbole and medical questions (data file)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+PATTERNS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "patterns.toml"
+LEVELS = ("imminent", "danger", "concern")
+
+
+class LexiconError(ValueError):
+    """A crisis data file that cannot be used; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class KindRule:
+    kind: str
+    level: str
+    regex: re.Pattern | None  # None: a kind only the semantic layer recognises
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    hyperbole: re.Pattern
+    medical: re.Pattern
+    rules: tuple[KindRule, ...]
+
+    @classmethod
+    def load(cls, path: Path = PATTERNS_FILE) -> Lexicon:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise LexiconError(f"{path}: {error}") from error
+        rules = []
+        for entry in data.get("tipo", []):
+            kind, level = entry.get("nome"), entry.get("nivel")
+            if not kind or level not in LEVELS:
+                raise LexiconError(f"{path}: tipo {kind!r} precisa de nome e de nivel em {LEVELS}")
+            patterns = entry.get("padroes", [])
+            rules.append(KindRule(kind, level, _compile(path, kind, patterns) if patterns else None))
+        return cls(_compile(path, "hiperbole", data.get("hiperbole", {}).get("padroes", [])),
+                   _compile(path, "medico", data.get("medico", {}).get("padroes", [])), tuple(rules))
+
+    def level_of(self, kind: str) -> str | None:
+        return next((rule.level for rule in self.rules if rule.kind == kind), None)
+
+    def match(self, folded: str) -> tuple[KindRule, str] | None:
+        """The first kind whose patterns the folded message holds (hyperbole removed), with the words."""
+        cleaned = self.hyperbole.sub(" ", folded)
+        for rule in self.rules:
+            found = rule.regex.search(cleaned) if rule.regex is not None else None
+            if found:
+                return rule, found.group()
+        return None
+
+
+def _compile(path: Path, name: str, patterns: list[str]) -> re.Pattern:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise LexiconError(f"{path}: padrão inválido em {name}: {pattern!r} ({error})") from error
+    if not patterns:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"\b(?:" + "|".join(patterns) + r")\b")

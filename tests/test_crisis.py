@@ -1,0 +1,205 @@
+"""Crisis care parts: the lexicon and care files, the person's country, the semantic model, the guard."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bot.inbox import Inbound
+from bot.safety.care import CrisisCare
+from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, train, trained_model
+from bot.safety.country import country_of, country_of_language, country_of_number
+from bot.safety.lexicon import Lexicon, LexiconError
+from bot.safety.responder import CrisisResponder
+from bot.safety.screening import Screener
+from corpus.verse import Verse
+from retrieval.results import Hit, SearchResult, Status
+
+
+def test_country_from_whatsapp_number_and_telegram_language():
+    assert country_of_number("5511987654321") == "BR" and country_of_number("351912345678") == "PT"
+    assert country_of_number("12025550123") == "US" and country_of_number("999") is None
+    assert country_of_language("pt-br") == "BR" and country_of_language("pt_PT") == "PT"
+    assert country_of_language("pt") is None
+    assert country_of(Inbound("whatsapp", "351912345678", "m1", "text")) == "PT"
+    assert country_of(Inbound("telegram", "42", "m1", "text", meta={"language": "pt-br"})) == "BR"
+    assert country_of(Inbound("telegram", "42", "m1", "text")) is None
+
+
+@pytest.mark.parametrize(("kind", "country", "expected", "absent"), [
+    ("suicide-indirect", "BR", ["188", "190"], ["180"]),
+    ("domestic-violence", "BR", ["180", "190"], ["188"]),
+    ("overdose-now", "BR", ["192", "0800 722 6001"], ["180"]),
+    ("child-abuse", "BR", ["Disque 100", "190"], ["188"]),
+    ("elder-abuse", "PT", ["112", "116 006"], ["188", "190"]),
+    ("suicide-direct", "PT", ["808 24 24 24", "112"], ["188"]),
+])
+def test_each_kind_names_the_help_that_fits_it(kind, country, expected, absent):
+    text = CrisisCare().reply_text(kind, country)
+    assert all(number in text for number in expected), text
+    assert not any(number in text for number in absent), text
+
+
+def test_unknown_country_gets_local_emergency_and_the_church_never_another_country():
+    care = CrisisCare(church_contacts="Pr. João (11) 5555-0000")
+    text = care.reply_text("suicide-direct", "GB")
+    assert "emergência local" in text and "188" not in text and "Pr. João (11) 5555-0000" in text
+    only_church = CrisisCare(church_contacts="Pr. João (11) 5555-0000", church_only=True).reply_text(
+        "suicide-direct", "BR")
+    assert "188" not in only_church and "Pr. João" in only_church
+
+
+def test_no_country_uses_the_configured_default():
+    assert "112" in CrisisCare(default_country="PT").reply_text("suicide-direct", None)
+    assert "188" in CrisisCare().reply_text("suicide-direct", None)
+
+
+def test_every_listed_service_says_where_its_number_comes_from(tmp_path):
+    broken = tmp_path / "services.toml"
+    broken.write_text('[BR]\nnome = "Brasil"\nemergencia_texto = "190"\n[[BR.servico]]\nnome = "X"\n'
+                      'contato = "123"\nfuncoes = ["suicidio"]\n', encoding="utf-8")
+    with pytest.raises(LexiconError, match="fonte"):
+        CrisisCare(services_path=broken)
+
+
+def test_a_broken_pattern_file_names_itself(tmp_path):
+    broken = tmp_path / "patterns.toml"
+    broken.write_text('[[tipo]]\nnome = "x"\nnivel = "imminent"\npadroes = ["(unclosed"]\n', encoding="utf-8")
+    with pytest.raises(LexiconError, match="patterns.toml"):
+        Lexicon.load(broken)
+
+
+@pytest.mark.parametrize(("answer", "affirms", "safe"), [
+    ("sim, hoje à noite", True, False), ("Sim.", True, False), ("já tomei", True, False),
+    ("não estou segura", True, False), ("tenho medo, preciso de paz", False, False),
+    ("to segura agora, minha irmã chegou", False, True), ("já liguei pro CVV, estou mais calma", False, True),
+])
+def test_answers_to_the_safety_question(answer, affirms, safe):
+    care = CrisisCare()
+    assert care.affirms(answer) is affirms and care.says_safe(answer) is safe
+
+
+def _verse(book, chapter, number, text):
+    return Verse(book, chapter, number, text)
+
+
+def test_the_guard_keeps_submission_discipline_and_blame_out(mini_retriever):
+    responder = CrisisResponder(CrisisCare(), mini_retriever.bible)
+    verses = [_verse("EPH", 5, 22, "Vós, mulheres, sede sujeitas a vossos maridos."),
+              _verse("PRO", 23, 13, "Não retires a disciplina da criança; se a castigares com a vara, não morrerá."),
+              _verse("PSA", 9, 9, "O Senhor será um refúgio para o aflito.")]
+    hits = [Hit(f"{v.book}.{v.chapter}.{v.verse}", "x", v.text, 1.0, verse=v) for v in verses]
+    guarded = responder.guard(SearchResult("q", Status.OK, hits))
+    assert [h.id for h in guarded.hits] == ["PSA.9.9"]
+    assert responder.guard(SearchResult("q", Status.OK, hits[:2])).status == Status.NO_EVIDENCE
+
+
+BANK = [  # a made-up miniature bank: the maths, not the product's data
+    *(Exemplar(t, "risk", "suicide-passive") for t in (
+        "queria dormir e nunca mais acordar", "pedi pra Deus me levar essa noite", "cansei de existir de verdade",
+        "se um carro me pegar tanto faz", "nao quero mais estar aqui nesse mundo", "seria um alivio nao acordar")),
+    *(Exemplar(t, "risk", "domestic-violence") for t in (
+        "meu marido me empurrou na escada de novo", "ele me enforcou ontem e disse que era pra me corrigir",
+        "to trancada no banheiro ele quebrou a porta", "meu companheiro me bate quando bebe",
+        "ele pegou a faca e me ameacou", "apanho toda semana do meu esposo")),
+    *(Exemplar(t, "safe", "ordinary") for t in (
+        "bom dia pastor tudo bem", "qual o horario do culto de domingo", "obrigada pela oracao de ontem",
+        "quem foi o rei Davi", "me indica um salmo de louvor", "minha filha passou no vestibular gloria a Deus",
+        "estou triste porque meu time perdeu kkk", "morri de rir com o video do culto",
+        "vou matar a saudade da minha vo", "o que a biblia diz sobre o perdao", "amanha tem ensaio do coral",
+        "to com fome depois do culto")),
+]
+
+
+@pytest.fixture(scope="module")
+def bank_vectors(use_embedder):
+    return np.asarray(use_embedder.embed([e.text for e in BANK]), dtype=np.float32)
+
+
+def test_threshold_comes_from_held_out_folds(bank_vectors):
+    model = train(BANK, bank_vectors, max_false_alarms=0.1, folds=3)
+    assert set(model.classes) == {"safe", "suicide-passive", "domestic-violence"}
+    assert model.report["exemplars"] == len(BANK) and model.report["false_alarms"] <= 0.1
+    score, kind = model.risk("queria nao acordar amanha", bank_vectors[0])
+    assert kind == "suicide-passive" and 0.0 <= score <= 1.0
+
+
+def test_model_file_round_trips_and_the_cache_skips_training(tmp_path, bank_vectors, use_embedder):
+    model = train(BANK, bank_vectors, folds=3)
+    model.save(tmp_path / "m.npz")
+    loaded = RiskModel.load(tmp_path / "m.npz")
+    assert loaded.classes == model.classes and loaded.threshold == model.threshold
+    assert np.allclose(loaded.coef, model.coef) and loaded.report == model.report
+    first = trained_model(use_embedder.embed, "use", tmp_path, BANK)
+
+    def refuse(_texts):
+        raise AssertionError("the cached model must not embed the bank again")
+
+    again = trained_model(refuse, "use", tmp_path, BANK)
+    assert again.threshold == first.threshold
+
+
+def test_the_bank_is_well_formed_and_covers_every_kind():
+    bank = load_exemplars()
+    kinds = {e.kind for e in bank if e.label == "risk"}
+    assert {"suicide-direct", "suicide-passive", "suicide-indirect", "self-harm", "overdose-now",
+            "domestic-violence", "child-abuse", "sexual-violence", "threat-from-other", "elder-abuse",
+            "psychosis-danger"} <= kinds
+    assert sum(e.label == "safe" for e in bank) >= 500 and sum(e.label == "risk" for e in bank) >= 500
+    assert len({e.text.lower() for e in bank}) == len(bank)
+    care = CrisisCare()
+    assert kinds <= set(care.kinds)  # every kind the model can name has a reply
+
+
+def test_a_malformed_bank_line_is_named(tmp_path):
+    path = tmp_path / "bank.jsonl"
+    path.write_text(json.dumps({"text": "oi", "label": "risk", "kind": "x"}) + "\n{not json}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="bank.jsonl:2"):
+        load_exemplars(path)
+
+
+@pytest.fixture(scope="session")
+def semantic(tmp_path_factory, use_embedder):
+    """Both layers with the product's bank and the real embedder (trained once, about 40 s)."""
+    model = trained_model(use_embedder.embed, use_embedder.identity.slug, tmp_path_factory.mktemp("crisis"))
+    return Screener(model=model, embed=use_embedder.embed)
+
+
+# Written for this test, never in the bank: people who never say the word, and look-alikes.
+AT_RISK = [
+    ("deixei a chave do carro e o cartao com a minha irma, ela vai saber o que fazer depois. obrigado por tudo",
+     "suicide-indirect"),
+    ("juntei os comprimidos da minha avo numa latinha, ta escondida no guarda roupa", "suicide-indirect"),
+    ("to no ultimo andar do predio do trabalho olhando pra baixo faz meia hora", "suicide-indirect"),
+    ("se eu nao acordasse amanha acho que seria um descanso", "suicide-passive"),
+    ("meu padrasto disse que se eu contar pra minha mae ele me bate de novo, eu tenho 12 anos", "child-abuse"),
+    ("minha filha de 2 anos engoliu uns comprimidos que tavam na mesa agora pouco", "overdose-now"),
+]
+LOOK_ALIKES = [
+    "kkkkk vou matar meu irmao, comeu meu pedaco de bolo",
+    "por que Judas se enforcou depois de trair Jesus? estudo da celula de hoje",
+    "vi no jornal que um homem agrediu a mulher no centro, que tristeza, oremos",
+    "me jogo de cabeca nesse projeto novo do ministerio infantil!",
+    "minha avo faleceu em paz aos 92 anos, sinto saudade mas sei que ela esta com o Senhor",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), AT_RISK)
+def test_meaning_recognises_risk_without_the_words(semantic, text, kind):
+    screening = semantic.screen(text)
+    assert screening.crisis, (text, screening)
+    assert screening.kind in {kind, "suicide-indirect", "suicide-passive", "suicide-direct"} | {kind}
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES)
+def test_look_alikes_are_not_alarms(semantic, text):
+    assert not semantic.screen(text).crisis, text
+
+
+def test_a_joke_with_the_words_of_a_crisis_is_overruled_by_its_meaning(semantic):
+    joke = semantic.screen("quero morrer kkkkk mandei a foto errada no grupo da igreja 😂😂")
+    assert not joke.crisis and joke.layer == "vetoed"
+    plea = semantic.screen("quero morrer, nao aguento mais essa dor")
+    assert plea.crisis and plea.layer == "lexical"
