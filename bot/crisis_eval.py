@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bot.reply import CRISIS, Reply
-from bot.safety.screening import SUICIDE_SIGNALS
+from bot.safety.screening import CONCERN, SUICIDE_SIGNALS
 
 PASSIVE_INDIRECT = tuple(k for k in SUICIDE_SIGNALS if k != "suicide-direct")
 
@@ -38,7 +38,7 @@ async def evaluate(pastor, cases: list[dict]) -> dict:
         chat = f"eval-crisis-{n}"
         reply = await pastor.reply(chat, case["text"])
         pastor.memory.delete_chat(chat)
-        flagged = reply.status == CRISIS
+        flagged = reply.status == CRISIS and reply.crisis_level != CONCERN  # addiction, panic: answered as usual
         key = (case["label"], case.get("kind", ""))
         counts[key][0] += flagged
         counts[key][1] += 1

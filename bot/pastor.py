@@ -86,6 +86,10 @@ class Pastor:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
         t = time.perf_counter()
         screening = await asyncio.to_thread(self.screener.screen, message)
+        if screening.layer == "semantic":  # meaning alone; Scripture quoted from memory is no crisis
+            probe = await asyncio.to_thread(self.retriever.search, message, 10, None)  # cached for the answer
+            if probe.signals is not None and probe.signals.looks_like_a_quote:
+                screening = replace(screening, level=None, kind=None, layer="quotation")
         timings["screening"] = time.perf_counter() - t
         history = self.memory.window(chat_id)
         care = self.memory.care.get(chat_id)
@@ -173,6 +177,11 @@ class Pastor:
             timings["first_text"] = progress.first_shown
         t = time.perf_counter()
         checked = check_answer(completion.text, rules)
+        if care is not None:  # counsel never given to a person in crisis, whatever the model wrote
+            text, cut = self.crisis.care.scrub(checked.text)
+            if cut:
+                log.warning("resposta em modo de cuidado: %d frase(s) cortada(s) pela guarda de crise", len(cut))
+                checked = replace(checked, text=text)
         timings["validation"] = time.perf_counter() - t
         text = self._join(self._join(prefix, checked.text), after)
         return Reply(text, status, self._used_first(sources, checked.kept), checked.kept,

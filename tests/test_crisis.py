@@ -121,7 +121,7 @@ def bank_vectors(use_embedder):
 def test_threshold_comes_from_held_out_folds(bank_vectors):
     model = train(BANK, bank_vectors, max_false_alarms=0.1, folds=3)
     assert set(model.classes) == {"safe", "suicide-passive", "domestic-violence"}
-    assert model.report["exemplars"] == len(BANK) and model.report["false_alarms"] <= 0.1
+    assert model.report["exemplars"] == len(BANK) and model.report["false_alarms_all_safe"] <= 0.1
     score, kind = model.risk("queria nao acordar amanha", bank_vectors[0])
     assert kind == "suicide-passive" and 0.0 <= score <= 1.0
 

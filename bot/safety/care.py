@@ -15,6 +15,7 @@ from retrieval.tone import pattern_regex
 DATA = Path(__file__).resolve().parent.parent / "data" / "crisis"
 FUNCTIONS = frozenset({"emergencia", "policia", "saude", "intoxicacao", "suicidio", "mulher", "crianca", "idoso",
                        "vitima"})
+_SENTENCES = re.compile(r"(?<=[.!?…])\s+")
 SHORT_ANSWER_WORDS = 6  # a reply to the safety question longer than this is read as a message of its own
 
 
@@ -68,6 +69,7 @@ class CrisisCare:
         self._affirms = re.compile(rf"(?:{words})(?:[\s,.!?]+(?:{words}))*[\s,.!?]*")  # answers made only of these
         self._safe = pattern_regex(tuple(care["geral"]["a_salvo"]))
         self.guard = pattern_regex(tuple(care["geral"]["guarda"]))
+        self._counsel = pattern_regex(tuple(care["geral"]["conselhos_proibidos"]))
 
     def country(self, code: str | None) -> Country | None:
         """The person's country, else the configured one; None when its services are not listed."""
@@ -118,6 +120,18 @@ class CrisisCare:
         folded = fold(normalize_chat(text))
         return any(folded[:m.start()].split()[-1:] not in (["nao"], ["nem"], ["nunca"])
                    for m in self._safe.finditer(folded))
+
+    def scrub(self, answer: str) -> tuple[str, list[str]]:
+        """A generated answer without the sentences that counsel submission, secrecy, reconciliation with an
+        abuser or "only pray", or speak of sin and hell to a person in crisis: (text, sentences cut)."""
+        kept, cut = [], []
+        for paragraph in answer.split("\n\n"):
+            sentences = _SENTENCES.split(paragraph)
+            good = [s for s in sentences if not self._counsel.search(fold(s))]
+            cut += [s for s in sentences if s not in good]
+            if good:
+                kept.append(" ".join(good))
+        return "\n\n".join(kept), cut
 
     def forbidden(self, verse_text: str) -> bool:
         """A verse never shown in a crisis: submission, discipline, judgement, anything read as blame."""

@@ -18,8 +18,12 @@ from retrieval.chat import normalize_chat
 log = logging.getLogger("pastor.safety")
 
 SAFE = "safe"
-MODEL_VERSION = 1  # part of the cache key: bump when training or features change
-MAX_FALSE_ALARMS = 0.07  # share of the bank's safe messages (held-out folds) allowed over the threshold
+MODEL_VERSION = 2  # part of the cache key: bump when training or features change
+MAX_FALSE_ALARMS = 0.07  # share of the bank's look-alikes (held-out folds) allowed over the threshold
+# the safe kinds that look like a crisis (the kinds of the shared crisis set's look-alikes): the threshold is
+# calibrated on them, not on greetings and quotations that any threshold lets pass
+LOOK_ALIKES = ("hyperbole", "idiom", "theology", "fiction/news", "third-person-past", "medical-nonurgent",
+               "ordinary-sadness")
 EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "exemplars.jsonl"
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -147,6 +151,8 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
 
     labels = np.array([target(e) for e in exemplars])
     risky = np.array([e.label == "risk" for e in exemplars])
+    alike = np.array([e.label == "safe" and e.kind in LOOK_ALIKES for e in exemplars])
+    alike = alike if alike.any() else ~risky
     counts = _hashing().transform(_folded([e.text for e in exemplars])).tocsr()
     out_of_fold = np.zeros(len(exemplars))
     for train_rows, test_rows in StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels):
@@ -154,13 +160,14 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
         safe = list(model.classes_).index(SAFE)
         probs = model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))
         out_of_fold[test_rows] = 1.0 - probs[:, safe]
-    safe_scores = np.sort(out_of_fold[~risky])[::-1]
+    safe_scores = np.sort(out_of_fold[alike])[::-1]
     allowed = int(np.floor(max_false_alarms * len(safe_scores)))  # safe exemplars that may score above
     threshold = float(np.nextafter(safe_scores[min(allowed, len(safe_scores) - 1)], 2.0))
     flagged = out_of_fold >= threshold
     report = {"exemplars": len(exemplars), "risk": int(risky.sum()), "folds": folds,
               "recall": round(float(flagged[risky].mean()), 3),
-              "false_alarms": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
+              "false_alarms": round(float(flagged[alike].mean()), 3),
+              "false_alarms_all_safe": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
     final, idf = _fit(counts, vectors, labels)
     return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report)
 
@@ -188,3 +195,21 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
     if path is not None:
         model.save(path)
     return model
+
+
+QUOTE_FRAMES = ("{}", "aquele versiculo que diz {}", "onde esta escrito {}?", "o que significa {}", "{} amem 🙏",
+                "pastor me explica {}", "{} ne")
+
+
+def quotation_exemplars(bible, topics, count: int = 300) -> list[Exemplar]:
+    """Scripture quoted from memory is not a crisis: windows of the most-voted verses, typed loosely in
+    everyday frames, made at run time from the corpus (no verse text is kept in the bank's file)."""
+    if topics is None:
+        return []
+    out = []
+    for n, position in enumerate(topics.best_known(range(len(bible.verses)), count)):
+        words = "".join(c if c.isalnum() or c.isspace() else " " for c in fold(bible.verses[position].text)).split()
+        start = n % max(1, len(words) - 7)
+        out.append(Exemplar(QUOTE_FRAMES[n % len(QUOTE_FRAMES)].format(" ".join(words[start:start + 8])), "safe",
+                            "scripture-quote"))
+    return out
