@@ -61,7 +61,7 @@ class Pastor:
         if reply.status == NO_EVIDENCE:
             m.no_evidence.inc()
         if reply.crisis_level:
-            m.crisis.labels(reply.crisis_level).inc()
+            m.crisis.labels(reply.crisis_level, reply.crisis_kind or "").inc()
         return reply
 
     async def _reply(self, chat_id: str, text: str | None, show: Show | None, country: str | None) -> Reply:

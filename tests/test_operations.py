@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from datetime import datetime
 from types import SimpleNamespace
@@ -32,7 +33,8 @@ async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pasto
     response = await client.get("/metrics")
     assert response.status == 200 and response.headers["Content-Type"].startswith("text/plain")
     text = await response.text()
-    for line in ('pastor_no_evidence_total 1.0', 'pastor_crisis_total{level="imminent"} 1.0',
+    assert re.search(r'pastor_crisis_total\{kind="[^"]*",level="imminent"\} 1\.0', text)  # by level and kind
+    for line in ('pastor_no_evidence_total 1.0',
                  'pastor_llm_calls_total{provider="ollama",purpose="answer"} 1.0',
                  'pastor_llm_tokens_total{kind="input",provider="ollama"} 42.0',
                  'pastor_llm_tokens_total{kind="output",provider="ollama"} 7.0',
