@@ -28,13 +28,13 @@ def migrate_care_cases(db: Database) -> None:
 
 
 def valid_code(text: str) -> str | None:
-    """The case code written by a team member ("k7qx" -> "K7QX"), or None when it cannot be one."""
+    """The case code written by a team member ("k7mx" -> "K7MX"), or None when it cannot be one."""
     code = text.strip().upper()
     return code if len(code) == CODE_LENGTH and all(c in ALPHABET for c in code) else None
 
 
 def mentioned_case(text: str) -> str | None:
-    """The case a bot message names ("… caso K7QX …"): a team member replying to it answers that case."""
+    """The case a bot message names ("… caso K7MX …"): a team member replying to it answers that case."""
     match = MENTION.search(text or "")
     return match.group(1).upper() if match else None
 
@@ -122,21 +122,22 @@ class Cases:
         return changed or self._change(code, OFFERED, state=CLOSED, closed_at=self.clock(), closed_by=by)
 
     def erase_chat(self, chat_id: str) -> list[Case]:
-        """Close this chat's cases (the person erased the conversation) and forget whose they were;
-        the cases that were open, to tell the team."""
+        """Close this chat's cases (the person erased the conversation) and forget whose they were; all of
+        them, as they were before (the open ones are told to the team, the relays of each are redacted)."""
         rows = self.db.execute(f"select {_COLUMNS} from care_cases where chat_id = ?", [chat_id]).fetchall()
         cases = [Case(*row) for row in rows]
         for case in cases:
             self.close(case.code, "erased")
         self.db.execute("update care_cases set chat_id = '', updated_at = ? where chat_id = ?", [self.clock(), chat_id])
-        return [case for case in cases if case.state == OPEN]
+        return cases
 
-    def _change(self, code: str, state: str, extra: str = "", **values) -> bool:
+    def _change(self, code: str, current: str, extra: str = "", **values) -> bool:
+        """Set ``values`` on the case if it is in state ``current`` (and ``extra`` holds); whether it changed."""
         values["updated_at"] = self.clock()
         assignments = ", ".join(f"{name} = ?" for name in values)
         condition = "code = ? and state = ?" + (f" and {extra}" if extra else "")
         return self.db.execute(f"update care_cases set {assignments} where {condition}",
-                               [*values.values(), code, state]).rowcount == 1
+                               [*values.values(), code, current]).rowcount == 1
 
     def _one(self, condition: str, params: list) -> Case | None:
         row = self.db.execute(f"select {_COLUMNS} from care_cases where {condition} order by offered_at desc "

@@ -1,7 +1,7 @@
 """The human in the loop: offers the care team, alerts it, relays its replies and the person's messages.
 
 Every relay is a synthetic inbox entry (kind ``relay``) for the target chat, under an id made of the case
-code and the message that caused it (``caso-K7QX-alerta-<chat>``, ``caso-K7QX-resposta-te-<id>``…): it is
+code and the message that caused it (``caso-K7MX-alerta-<chat>``, ``caso-K7MX-resposta-te-<id>``…): it is
 delivered like any answer, survives a restart, and a second queueing after a crash is a redelivery the
 inbox refuses. Logs name the case and the channel, never what was said.
 """
@@ -31,7 +31,7 @@ from retrieval.chat import normalize_chat
 log = logging.getLogger("pastor.care")
 
 RELAY = "relay"  # the inbound kind of a queued relay: shown as it is
-BUTTON = "equipe:"  # "equipe:sim:K7QX" / "equipe:nao:K7QX"
+BUTTON = "equipe:"  # "equipe:sim:K7MX" / "equipe:nao:K7MX"
 TEAM_COMMANDS = ("responder", "encerrar", "casos")
 ASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "care" / "asks_for_a_person.txt"
 LAST_MESSAGES = 5  # the person's messages shown in an alert
@@ -138,7 +138,7 @@ class CareTeam:
         return [Outgoing("care_offer", m.CARE_OFFER, ref=case.code)]
 
     def button(self, inbound: Inbound) -> list[Outgoing]:
-        """The person's answer to the offer ("equipe:sim:K7QX" / "equipe:nao:K7QX")."""
+        """The person's answer to the offer ("equipe:sim:K7MX" / "equipe:nao:K7MX")."""
         _, _, rest = inbound.text.partition(BUTTON)
         answer, _, code = rest.partition(":")
         case = self.cases.get(code)
@@ -175,9 +175,11 @@ class CareTeam:
     def erased(self, chat_id: str) -> None:
         """The person erased the conversation: their cases close, the team is told, the relays are redacted."""
         for case in self.cases.erase_chat(chat_id):
-            self._count(case, "closed")
-            self._to_team(f"caso-{case.code}-apagado", m.TEAM_ERASED.format(code=case.code))
-            log.info("caso %s encerrado: a pessoa apagou a conversa", case.code)
+            self.memory.inbox.redact_prefix(f"caso-{case.code}-")
+            if case.state == OPEN:
+                self._count(case, "closed")
+                self._to_team(f"caso-{case.code}-apagado", m.TEAM_ERASED.format(code=case.code))
+                log.info("caso %s encerrado: a pessoa apagou a conversa", case.code)
 
     # -- the team's side -------------------------------------------------------------------------
     def team_message(self, inbound: Inbound) -> list[Outgoing]:

@@ -242,7 +242,7 @@ def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
 
 def command_of(text: str) -> tuple[str, str] | None:
     """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16" /
-    "responder K7QX texto" (only with a time, a reference or a case after them: any other message is for
+    "responder K7MX texto" (only with a time, a reference or a case after them: any other message is for
     the pastor)."""
     words = text.strip().lstrip("/").split(maxsplit=1)
     if not words:
