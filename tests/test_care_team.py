@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import time
 
 import pytest
@@ -16,6 +17,7 @@ from bot.channels.whatsapp import command_of
 from bot.memory import Memory
 from tests.conftest import deliver, started, stopped
 from tests.fakes.whatsapp import whatsapp_delivery
+from tests.servers import free_port
 
 TEAM = "-900"  # the care team's Telegram group
 PERSON = 601
@@ -301,3 +303,37 @@ def test_a_case_is_created_once_per_message(kind, tmp_path, request):
     assert cases.answered(first.code, "telegram:77") is not None and cases.answered(first.code, "x") is None
     assert cases.close(first.code, "telegram:77") and not cases.close(first.code, "telegram:77")
     assert "007_care_cases" in memory.db.applied_migrations()
+
+
+async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_index, bot_api, graph_api, llm_server):
+    from tests.test_crash_recovery import bot_env, post_whatsapp, start_bot, until
+
+    port = free_port()
+    env = {**bot_env(mini_index, bot_api, graph_api, llm_server, port), "CARE_TEAM_CHAT_ID": TEAM}
+    process = await start_bot(env, port)
+    bot_api.storm_until = asyncio.get_running_loop().time() + 3600  # the team's group cannot be reached for now
+    assert await post_whatsapp(port, whatsapp_delivery(WA_PERSON, "wamid.K1", "quero falar com um pastor")) == 200
+    await until(lambda: any(t.startswith("Pronto: avisei a equipe pastoral") for t in _wa_texts(graph_api, WA_PERSON))
+                and bot_api.sent(chat_id=TEAM))  # the person was told, and the alert is being tried
+    process.kill()
+    await process.wait()
+    assert bot_api.delivered(TEAM) == []
+
+    bot_api.storm_until = 0.0
+    process = await start_bot(env, port)  # the alert comes back from the inbox
+    try:
+        alert = (await bot_api.wait_for_delivered(1, chat_id=TEAM, timeout=60))[0]["text"]
+        code = mentioned_case(alert)
+        assert messages.TEAM_REASONS["requested"] in alert and code
+        _team_says(bot_api, f"/responder {code} Oi, sou o pastor Paulo. Posso te ligar?")
+        human = messages.CARE_HUMAN.format(text="Oi, sou o pastor Paulo. Posso te ligar?")
+        await until(lambda: human in _wa_texts(graph_api, WA_PERSON))
+        await asyncio.sleep(1.0)
+        assert len(bot_api.delivered(TEAM)) == 2 and _wa_texts(graph_api, WA_PERSON).count(human) == 1
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    log = err.decode()
+    assert process.returncode == 0, log
+    assert "equipe pastoral: grupo do Telegram" in log and f"caso {code}" in log
+    assert "falar com um pastor" not in log and "pastor Paulo" not in log  # never what was said
