@@ -119,7 +119,7 @@ class Memory:
             with self.db.transaction():
                 removed = (self.db.execute("delete from turns where created_at < ?", [cutoff]).rowcount
                            + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount
-                           + self.subscriptions.purge_unserved(cutoff))
+                           + self.subscriptions.purge_unserved(cutoff) + self.cases.purge(cutoff))
         return removed + self.inbox.purge(min(seconds, DEDUPE_SECONDS) if seconds else DEDUPE_SECONDS)
 
     def writable(self) -> bool:

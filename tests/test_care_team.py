@@ -141,6 +141,9 @@ async def test_telegram_declined_offer_and_stray_team_messages(make_channel, bot
         assert team[0]["text"].startswith("Não encontrei o caso ZZZZ")
         assert team[1]["text"] == messages.TEAM_NO_CASES
         assert team[2]["text"].startswith("Este é o chat da equipe pastoral")
+        bot_api.push(bot_api.message(-610, "/pastor", chat_type="group", user_id=9))  # not in a group's hearing
+        assert (await bot_api.wait_for(1, chat_id=-610))[0]["text"] == messages.CARE_PRIVATE_ONLY
+        assert len(bot_api.sent(chat_id=TEAM)) == 3
     finally:
         await stopped(channel)
 
@@ -303,6 +306,7 @@ def test_a_case_is_created_once_per_message(kind, tmp_path, request):
     assert cases.answered(first.code, "telegram:77") is not None and cases.answered(first.code, "x") is None
     assert cases.close(first.code, "telegram:77") and not cases.close(first.code, "telegram:77")
     assert "007_care_cases" in memory.db.applied_migrations()
+    assert cases.purge(time.time() - 60) == 0 and cases.purge(time.time() + 1) == 1  # with the conversations
 
 
 async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_index, bot_api, graph_api, llm_server):

@@ -131,6 +131,10 @@ class Cases:
         self.db.execute("update care_cases set chat_id = '', updated_at = ? where chat_id = ?", [self.clock(), chat_id])
         return cases
 
+    def purge(self, before: float) -> int:
+        """Closed cases that ended before ``before`` (the retention of conversations)."""
+        return self.db.execute("delete from care_cases where state = ? and closed_at < ?", [CLOSED, before]).rowcount
+
     def _change(self, code: str, current: str, extra: str = "", **values) -> bool:
         """Set ``values`` on the case if it is in state ``current`` (and ``extra`` holds); whether it changed."""
         values["updated_at"] = self.clock()

@@ -94,6 +94,8 @@ class CareTeam:
         """/pastor, or the request in words: the team is alerted at once (asking is consent)."""
         if not self.team.configured:
             return [Outgoing("notice", m.CARE_NO_TEAM.format(help=self._help(inbound)))]
+        if inbound.meta.get("private") is False:  # a group: its window mixes people, and others would read
+            return [Outgoing("notice", m.CARE_PRIVATE_ONLY)]
         origin = _origin(inbound)
         current = self.cases.current(inbound.channel, inbound.chat_id)
         if current is not None and current.origin != origin:
@@ -111,7 +113,7 @@ class CareTeam:
 
     def after_reply(self, inbound: Inbound, reply: Reply) -> list[Outgoing]:
         """What follows the pastor's answer when it asks for the team: the offer, the alert, or plain words."""
-        if not reply.offer_care:
+        if not reply.offer_care or inbound.meta.get("private") is False:
             return []
         if not self.team.configured:
             return [Outgoing("notice", m.CARE_NO_TEAM_NOTE)]

@@ -97,6 +97,8 @@ CARE_NO_TEAM = ("Não há nenhuma pessoa conectada a este bot: sou um assistente
                 "esta conversa nem ligar para você. Se você precisa conversar com alguém agora, procure:\n\n{help}")
 CARE_NO_TEAM_NOTE = ("Lembre-se: sou um assistente automático, e não há nenhuma pessoa conectada a este bot. "
                      "Procure agora a ajuda indicada acima.")
+CARE_PRIVATE_ONLY = ("Para falar com alguém da equipe pastoral, escreva para mim numa conversa particular: "
+                     "aqui no grupo, outras pessoas leriam.")
 CARE_HUMAN = "👤 Mensagem de uma pessoa da equipe pastoral (não é o bot):\n\n{text}"
 CARE_CLOSED = ("A conversa com a equipe pastoral foi encerrada. Eu continuo aqui; se quiser falar de novo com "
                "alguém da equipe, escreva {command}.")
