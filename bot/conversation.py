@@ -247,9 +247,9 @@ class Conversation:
 
     async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
         chat_id = inbound.chat_id
+        self.care.forward(inbound, text)  # while the care team has this chat, it reads along
         if asks_for_a_person(text):
             return self.care.request(inbound)
-        self.care.forward(inbound, text)  # while the care team has this chat, it reads along
         wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
         if wait > 0:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))

@@ -274,6 +274,9 @@ async def test_whatsapp_request_in_words_and_team_numbers_talk_as_people_otherwi
     assert messages.TEAM_REASONS["requested"] in alert and messages.CRISIS_LEVELS[None] in alert
     await deliver(client, channel, whatsapp_delivery(WA_PERSON, "wamid.R2", "pastor"))  # asked twice
     assert _wa_texts(graph_api, WA_PERSON)[-1] == messages.CARE_ALREADY
+    await deliver(client, channel, whatsapp_delivery(WA_PERSON, "wamid.R5", "quero falar com um pastor, por favor"))
+    assert _wa_texts(graph_api, WA_PERSON)[-1] == messages.CARE_ALREADY
+    assert "quero falar com um pastor, por favor" in _wa_texts(graph_api, TEAM_NUMBER)[-1]  # the team reads it
     await deliver(client, channel, whatsapp_delivery(TEAM_NUMBER, "wamid.R3", "o que diz Salmo 23:1?"))
     assert "Salmos 23:1" in _wa_texts(graph_api, TEAM_NUMBER)[-2]  # a team member may talk to the bot too
     await deliver(client, channel, whatsapp_delivery(TEAM_NUMBER, "wamid.R4", "casos"))
