@@ -312,14 +312,16 @@ def test_a_case_is_created_once_per_message(kind, tmp_path, request):
     assert cases.purge(time.time() - 60) == 0 and cases.purge(time.time() + 1) == 1  # with the conversations
 
 
-async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_index, bot_api, graph_api, llm_server):
+async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_index, bot_api, graph_api, llm_server,
+                                                                         tmp_path):
     from tests.test_crash_recovery import bot_env, post_whatsapp, start_bot, until
 
     port = free_port()
-    env = {**bot_env(mini_index, bot_api, graph_api, llm_server, port), "CARE_TEAM_CHAT_ID": TEAM}
+    env = {**bot_env(mini_index, bot_api, graph_api, llm_server, port), "CARE_TEAM_CHAT_ID": TEAM,
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'pastor.db'}"}  # not the index's directory other tests share
     process = await start_bot(env, port)
     bot_api.storm_until = asyncio.get_running_loop().time() + 3600  # the team's group cannot be reached for now
-    assert await post_whatsapp(port, whatsapp_delivery(WA_PERSON, "wamid.K1", "quero falar com um pastor")) == 200
+    assert await post_whatsapp(port, whatsapp_delivery(WA_PERSON, "wamid.CK1", "quero falar com um pastor")) == 200
     await until(lambda: any(t.startswith("Pronto: avisei a equipe pastoral") for t in _wa_texts(graph_api, WA_PERSON))
                 and bot_api.sent(chat_id=TEAM))  # the person was told, and the alert is being tried
     process.kill()
