@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
 
+from bot.care.team import BUTTON, RELAY, CareTeam, Team, asks_for_a_person
 from bot.channels import messages
 from bot.daily_round import DAILY
 from bot.delivery import DeliveryError, DeliveryPolicy
@@ -37,7 +38,8 @@ from bot.voice import VoiceNotes
 
 log = logging.getLogger("pastor.conversation")
 
-COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem")
+COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem", "pastor",
+            "responder", "encerrar", "casos")  # the last three: the care team's, in its chat
 DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
 CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up after this long
 
@@ -75,7 +77,7 @@ class Conversation:
                  policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
                  concurrency: int = 64, voice: VoiceNotes | None = None, devotional: Devotional | None = None,
-                 replica: str | None = None, lease_seconds: float = CHAT_LEASE_SECONDS):
+                 replica: str | None = None, lease_seconds: float = CHAT_LEASE_SECONDS, care_team: Team | None = None):
         self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
         self.status_text, self.attribution, self.admins = status_text, attribution, admins
         self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
@@ -90,6 +92,8 @@ class Conversation:
         self._slots = asyncio.Semaphore(concurrency)  # chats answered at once; the others wait their turn
         self.replica = replica or replica_name()
         self.lease_seconds = lease_seconds
+        self.care = CareTeam(care_team or Team(), memory, pastor.crisis_help, self.metrics, clock)  # no team: told so
+        self.care.bind(self.accept, lambda name: getattr(self.channels.get(name), "command_style", "/{}"))
 
     def register(self, channel: Channel) -> None:
         self.channels[channel.name] = channel
@@ -225,10 +229,14 @@ class Conversation:
     # -- what to answer --------------------------------------------------------------------------
     async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         chat_id = inbound.chat_id
+        if inbound.kind == RELAY:  # to or from the care team, written when it was queued
+            return [Outgoing("relay", inbound.text)]
+        if self.care.from_team(inbound):
+            return self.care.team_message(inbound)
         if inbound.kind == "command":
             return await self._command(channel, inbound)
         if inbound.kind == "button":
-            return self._button(chat_id, inbound.text)
+            return self.care.button(inbound) if inbound.text.startswith(BUTTON) else self._button(chat_id, inbound.text)
         if inbound.kind == DAILY:
             return await self.devotional.scheduled(inbound) if self.devotional else []
         if inbound.kind == "voice" and self.voice is not None:
@@ -239,13 +247,16 @@ class Conversation:
 
     async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
         chat_id = inbound.chat_id
+        self.care.forward(inbound, text)  # while the care team has this chat, it reads along
+        if asks_for_a_person(text):
+            return self.care.request(inbound)
         wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
         if wait > 0:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
             reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
-        out = [Outgoing("answer", reply.text, status=reply.status)]
+        out = [Outgoing("answer", reply.text, status=reply.status)] + self.care.after_reply(inbound, reply)
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
 
     async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
@@ -272,6 +283,8 @@ class Conversation:
             return [Outgoing("notice", messages.NEW_CONVERSATION)]
         if command == "apagar":
             return [Outgoing("erase_confirm", messages.ERASE_CONFIRM)]
+        if command == "pastor":
+            return self.care.request(inbound)
         return [Outgoing("help")]
 
     def _button(self, chat_id: str, data: str) -> list[Outgoing]:
@@ -279,6 +292,7 @@ class Conversation:
             return self._sources(chat_id)
         if data == "apagar:sim":
             self.memory.delete_chat(chat_id)
+            self.care.erased(chat_id)
             return [Outgoing("erase_done", messages.ERASED)]
         if data == "apagar:nao":
             return [Outgoing("erase_done", messages.ERASE_CANCELLED)]

@@ -104,6 +104,11 @@ class Inbox:
         return self.db.execute("update inbox set payload = null, parts = null "
                                "where chat_id = ? and state in (?, ?)", [chat_id, DELIVERED, FAILED]).rowcount
 
+    def redact_prefix(self, prefix: str) -> int:
+        """Erase what was said in the finished messages whose id starts with ``prefix`` (relays of one care case)."""
+        return self.db.execute("update inbox set payload = null, parts = null where message_id like ? "
+                               "and state in (?, ?)", [prefix.replace("%", "") + "%", DELIVERED, FAILED]).rowcount
+
     def purge(self, older_than: float) -> int:
         """Finished rows received more than ``older_than`` seconds ago."""
         cutoff = self.clock() - older_than

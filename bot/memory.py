@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.care.cases import Cases, migrate_care_cases
 from bot.care_mode import CareMode, migrate_care_mode
 from bot.inbox import DEDUPE_SECONDS, Inbox, add_outcome, migrate_inbox
 from bot.leases import Leases, migrate_leases
@@ -45,6 +46,7 @@ MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
     ("004_subscriptions", migrate_subscriptions),
     ("005_leases", migrate_leases),
     ("006_care_mode", migrate_care_mode),
+    ("007_care_cases", migrate_care_cases),
 ]
 
 
@@ -59,6 +61,7 @@ class Memory:
         self.subscriptions = Subscriptions(db, clock)
         self.leases = Leases(db, clock)
         self.care = CareMode(db, clock)
+        self.cases = Cases(db, clock)
 
     @classmethod
     def open(cls, path: Path | str, clock: Callable[[], float] = time.time) -> Memory:
@@ -116,7 +119,7 @@ class Memory:
             with self.db.transaction():
                 removed = (self.db.execute("delete from turns where created_at < ?", [cutoff]).rowcount
                            + self.db.execute("delete from sources where updated_at < ?", [cutoff]).rowcount
-                           + self.subscriptions.purge_unserved(cutoff))
+                           + self.subscriptions.purge_unserved(cutoff) + self.cases.purge(cutoff))
         return removed + self.inbox.purge(min(seconds, DEDUPE_SECONDS) if seconds else DEDUPE_SECONDS)
 
     def writable(self) -> bool:

@@ -9,7 +9,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Metrics:
-    """What an operator watches: messages, retrieval, caches, LLM calls and tokens, no-evidence, crisis."""
+    """What an operator watches: messages, retrieval, caches, LLM calls and tokens, no-evidence, crisis, care team."""
 
     def __init__(self, registry: CollectorRegistry | None = None):
         self.registry = registry or CollectorRegistry()
@@ -30,7 +30,15 @@ class Metrics:
         self.no_evidence = Counter("pastor_no_evidence", "Respostas fixas por falta de evidência", registry=r)
         self.deliveries = Counter("pastor_deliveries", "Mensagens entregues, recusadas ou adiadas, por canal",
                                   ["channel", "result"], registry=r)
-        self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise", ["level", "kind"], registry=r)
+        self.crisis = Counter("pastor_crisis", "Mensagens com sinais de crise, por nível e tipo", ["level", "kind"],
+                              registry=r)
+        self.handoffs = Counter("pastor_care_handoffs", "Casos da equipe pastoral, por canal e evento (offered, "
+                                "accepted, declined, requested, alerted, answered, closed)", ["channel", "event"],
+                                registry=r)
+        self.first_human_reply = Histogram("pastor_care_first_reply_seconds", "Do alerta à equipe até a primeira "
+                                           "resposta de uma pessoa", ["channel"], registry=r,
+                                           buckets=(30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 43200,
+                                                    86400))
         self.transcriptions = Counter("pastor_transcriptions", "Áudios recebidos, por provedor e resultado "
                                       "(ok, empty, too_long, error, download_error)", ["provider", "result"],
                                       registry=r)

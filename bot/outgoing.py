@@ -15,7 +15,8 @@ class Outgoing:
     kinds: "answer" (the pastor's reply), "sources" (the verses under an answer), "sources_list"
     (/fontes), "notice" (a fixed text), "help", "erase_confirm", "erase_done", "daily" (the verse of
     the day, asked for), "daily_scheduled" (the same, sent at the subscriber's time), "card" (a verse
-    card image, ``text`` its caption).
+    card image, ``text`` its caption), "care_offer" (the care team offered, with yes/no buttons for the case
+    ``ref``), "care_done" (the answer to that offer), "relay" (a message relayed to or from the care team).
     """
 
     kind: str
@@ -23,6 +24,7 @@ class Outgoing:
     sources: tuple[Source, ...] = ()
     status: str = ""  # for an "answer": the pastor's status, counted in the metrics once it is delivered
     card: Card | None = None
+    ref: str = ""  # for a "care_offer": the case code its buttons answer
 
 
 def card_button_data(sources: tuple[Source, ...] | list[Source]) -> str:

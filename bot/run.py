@@ -10,6 +10,7 @@ import sys
 from aiohttp import web
 
 from bot.app import App, build_app
+from bot.care.team import Team
 from bot.channels.inline import InlineVerses
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
@@ -46,7 +47,31 @@ def conversation(app: App) -> Conversation:
     devotional = Devotional(app.words, app.memory, app.retriever.bible, translation(app)) if app.words else None
     return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
                         voice=app.voice, devotional=devotional, replica=app.replica,
-                        lease_seconds=app.settings.chat_lease_seconds)
+                        lease_seconds=app.settings.chat_lease_seconds, care_team=care_team(app.settings))
+
+
+def care_team(settings) -> Team:
+    """CARE_TEAM_*: the team's chats on the channels that are configured (a chat on a channel that is not
+    could never be reached: it is left out, with a warning)."""
+    telegram = settings.care_team_chat_id.strip()
+    numbers = frozenset("".join(c for c in part if c.isdigit()) for part in settings.care_team_whatsapp.split(","))
+    numbers -= {""}
+    if telegram and not settings.telegram_bot_token.get_secret_value():
+        log.warning("CARE_TEAM_CHAT_ID ignorado: o Telegram não está configurado (TELEGRAM_BOT_TOKEN)")
+        telegram = ""
+    if numbers and not settings.whatsapp_access_token.get_secret_value():
+        log.warning("CARE_TEAM_WHATSAPP ignorado: o WhatsApp não está configurado (WHATSAPP_ACCESS_TOKEN)")
+        numbers = frozenset()
+    return Team(telegram, numbers, settings.care_team_alert_imminent, settings.crisis_country)
+
+
+def describe_team(team: Team) -> str:
+    if not team.configured:
+        return "equipe pastoral: nenhuma (quem pede uma pessoa ouve que não há ninguém conectado)"
+    where = (["grupo do Telegram"] if team.telegram_chat else []) + \
+        ([f"{len(team.whatsapp)} número(s) do WhatsApp"] if team.whatsapp else [])
+    return f"equipe pastoral: {' e '.join(where)}" + (", alerta imediato em risco iminente" if team.alert_imminent
+                                                       else "")
 
 
 def telegram_channel(app: App, core: Conversation) -> TelegramChannel:
@@ -145,6 +170,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
                                          lambda: {name for name, channel in core.channels.items() if channel.scheduled})
             app.daily_round.start()
             started.append(f"versículo do dia: rodada a cada minuto ({settings.timezone})")
+        started.append(describe_team(core.care.team))
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,

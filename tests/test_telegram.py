@@ -27,7 +27,7 @@ async def test_answer_then_one_collapsed_sources_message(make_channel, bot_api):
         assert "<blockquote expandable><b>Salmos 23:1</b> O Senhor cuida de mim" in sources["text"]
         assert bot_api.sent("sendMessageDraft", 501)[0]["text"] == ""  # "Pensando…" while it forms
         assert [c["command"] for c in json.loads(bot_api.sent("setMyCommands")[0]["commands"])] == [
-            "start", "ajuda", "fontes", "status", "nova", "versiculo", "diario", "parar", "imagem", "apagar"]
+            "start", "ajuda", "fontes", "status", "nova", "versiculo", "diario", "parar", "imagem", "pastor", "apagar"]
         assert json.loads(sources["reply_markup"])["inline_keyboard"][0][0]["callback_data"] == "imagem:PSA.23.1"
     finally:
         await stopped(channel)

@@ -18,7 +18,8 @@ HELP_WHATSAPP = (
     "Palavras que funcionam como comandos:\n*fontes* — versículos da última resposta\n"
     "*versículo* — o versículo do dia\n*diário 7:30* — receber o versículo do dia nesse horário\n"
     "*parar* — parar de receber o versículo do dia\n*imagem João 3:16* — imagem de um versículo para compartilhar\n"
-    "*nova* — começar uma conversa nova\n*apagar* — apagar tudo o que guardei desta conversa\n"
+    "*pastor* — falar com uma pessoa da equipe pastoral\n*nova* — começar uma conversa nova\n"
+    "*apagar* — apagar tudo o que guardei desta conversa\n"
     "*status* — estado do serviço\n*ajuda* — esta mensagem"
 )
 HELP = (
@@ -27,7 +28,8 @@ HELP = (
     "Comandos:\n/fontes — versículos da última resposta\n/versiculo — o versículo do dia\n"
     "/diario 7:30 — receber o versículo do dia nesse horário (/diario mostra o horário atual)\n"
     "/parar — parar de receber o versículo do dia\n/imagem João 3:16 — imagem de um versículo para compartilhar\n"
-    "/nova — começar uma conversa nova\n/apagar — apagar tudo o que guardei desta conversa\n"
+    "/pastor — falar com uma pessoa da equipe pastoral\n/nova — começar uma conversa nova\n"
+    "/apagar — apagar tudo o que guardei desta conversa\n"
     "/status — estado do serviço\n/ajuda — esta mensagem\n\n"
     "Em qualquer conversa, escreva @ e o nome deste bot seguido de uma referência ou de um assunto para "
     "enviar versículos a alguém."
@@ -75,3 +77,59 @@ CARD_MISSING = "Não encontrei \"{given}\" no texto bíblico. Confira o livro, o
 CARD_TOO_LONG = ("Esse trecho é longo demais para caber numa imagem legível. Escolha até alguns versículos, por "
                  "exemplo {command} Salmos 23:1-3.")
 CARD_BUTTON = "🖼️ Imagem do versículo"
+
+# -- the care team (a human in the loop); {command} is /pastor or *pastor*, {help} the crisis contacts --------
+CARE_OFFER = "Quer que alguém da nossa equipe pastoral fale com você agora?"
+CARE_OFFER_YES = "Sim, quero"
+CARE_OFFER_NO = "Agora não"
+CARE_ACCEPTED = ("Pronto: avisei a equipe pastoral e mostrei a ela suas últimas mensagens desta conversa. Quando "
+                 "alguém da equipe responder, a mensagem chega aqui, marcada como vinda de uma pessoa. Não sei dizer "
+                 "em quanto tempo: se você corre perigo agora, não espere.\n\n{help}")
+CARE_ALERTED = ("Pelo que você escreveu, avisei a equipe pastoral desta igreja e mostrei a ela suas últimas "
+                "mensagens desta conversa. Se alguém da equipe responder, a mensagem chega aqui, marcada como vinda "
+                "de uma pessoa. Não sei dizer em quanto tempo: se você corre perigo agora, não espere.")
+CARE_ALREADY = ("A equipe pastoral já está acompanhando esta conversa: suas mensagens chegam até ela, e as "
+                "respostas aparecem aqui, marcadas como vindas de uma pessoa.")
+CARE_DECLINED = ("Tudo bem. Continuo aqui com você. Se quiser falar com alguém da equipe depois, é só escrever "
+                 "{command}.")
+CARE_GONE = "Esse convite já não vale. Se quiser falar com alguém da equipe pastoral, escreva {command}."
+CARE_NO_TEAM = ("Não há nenhuma pessoa conectada a este bot: sou um assistente automático, e ninguém vai ler "
+                "esta conversa nem ligar para você. Se você precisa conversar com alguém agora, procure:\n\n{help}")
+CARE_NO_TEAM_NOTE = ("Lembre-se: sou um assistente automático, e não há nenhuma pessoa conectada a este bot. "
+                     "Procure agora a ajuda indicada acima.")
+CARE_PRIVATE_ONLY = ("Para falar com alguém da equipe pastoral, escreva para mim numa conversa particular: "
+                     "aqui no grupo, outras pessoas leriam.")
+CARE_HUMAN = "👤 Mensagem de uma pessoa da equipe pastoral (não é o bot):\n\n{text}"
+CARE_CLOSED = ("A conversa com a equipe pastoral foi encerrada. Eu continuo aqui; se quiser falar de novo com "
+               "alguém da equipe, escreva {command}.")
+
+# -- what the care team reads in its chat; {answer}/{close}/{cases} are its commands as that chat writes them ---
+TEAM_ALERT = ("🆘 Atendimento pastoral — caso {code}\n{reason}\nCanal: {channel}\nNível: {level}\nTipo: {kind}\n\n"
+              "Últimas mensagens da pessoa nesta conversa:\n{said}\n\n"
+              "Para responder: {answer} {code} sua mensagem{or_reply}\nPara encerrar: {close} {code}")
+TEAM_REASONS = {"accepted": "A pessoa aceitou falar com a equipe.",
+                "requested": "A pessoa pediu para falar com alguém da equipe.",
+                "imminent": "Alerta automático: risco iminente (a pessoa foi avisada de que a equipe recebeu isto)."}
+TEAM_OR_REPLY = " (ou responda a esta mensagem)"
+TEAM_NOTHING_SAID = "(nenhuma mensagem guardada)"
+TEAM_FORWARD = "💬 Caso {code} — nova mensagem da pessoa:\n\n{text}\n\nPara responder: {answer} {code} sua mensagem"
+TEAM_COPY = "✉️ Caso {code} — resposta enviada por outra pessoa da equipe:\n\n{text}"
+TEAM_SENT = "Resposta do caso {code} enviada à pessoa, marcada como vinda da equipe."
+TEAM_CLOSED = "Caso {code} encerrado; a pessoa foi avisada."
+TEAM_CLOSED_ELSEWHERE = "Caso {code} encerrado por outra pessoa da equipe."
+TEAM_ERASED = "Caso {code} encerrado: a pessoa apagou a conversa. Não é possível responder mais a ela por aqui."
+TEAM_UNKNOWN = "Não encontrei o caso {code}. Confira o código (4 letras e números) ou veja {cases}."
+TEAM_NOT_OPEN = "O caso {code} já está encerrado; a pessoa não recebe mais mensagens por ele."
+TEAM_USAGE = "Use {answer} CASO sua mensagem, por exemplo: {answer} K7MX Olá, sou da equipe pastoral."
+TEAM_CASES = "Casos abertos:\n{lines}"
+TEAM_CASE_LINE = "{code} — {channel}, {level}, aberto há {minutes} min, {answered}"
+TEAM_ANSWERED, TEAM_WAITING = "já respondido", "ainda sem resposta"
+TEAM_NO_CASES = "Nenhum caso aberto agora."
+TEAM_HELP = ("Este é o chat da equipe pastoral. Comandos:\n{answer} CASO mensagem — responder à pessoa (ou "
+             "responda a uma mensagem de um caso)\n{close} CASO — encerrar o caso e avisar a pessoa\n"
+             "{cases} — casos abertos")
+CHANNEL_NAMES = {"telegram": "Telegram", "whatsapp": "WhatsApp"}
+CRISIS_LEVELS = {"imminent": "risco iminente", "danger": "perigo", "concern": "atenção", None: "sem sinal de crise"}
+CRISIS_KINDS = {"suicide-direct": "suicídio (fala direta)", "suicide-indirect": "suicídio (sinais indiretos)",
+                "self-harm": "automutilação", "domestic-violence": "violência doméstica",
+                "sexual-abuse": "abuso sexual", "threat": "ameaça", "addiction": "dependência", None: "não informado"}

@@ -23,6 +23,8 @@ from telegram.request import HTTPXRequest
 
 from bot.card import Card
 from bot.card import render as render_card
+from bot.care.cases import mentioned_case
+from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
@@ -48,6 +50,7 @@ BOT_COMMANDS = [
     BotCommand("diario", "Receber o versículo do dia num horário (ex.: /diario 7:30)"),
     BotCommand("parar", "Parar de receber o versículo do dia"),
     BotCommand("imagem", "Imagem de um versículo (ex.: /imagem João 3:16)"),
+    BotCommand("pastor", "Falar com uma pessoa da equipe pastoral"),
     BotCommand("apagar", "Apagar tudo o que guardei desta conversa"),
 ]
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
@@ -151,7 +154,7 @@ class TelegramChannel:
         chat_id, update_id = str(chat.id), str(update.update_id)
         query = update.callback_query
         if query is not None:
-            if query.data not in ("apagar:sim", "apagar:nao") and not str(query.data).startswith("imagem:"):
+            if query.data not in ("apagar:sim", "apagar:nao") and not str(query.data).startswith(("imagem:", BUTTON)):
                 return None
             meta = {"callback_id": query.id, "message_id": query.message.message_id if query.message else None}
             return Inbound(self.name, chat_id, update_id, "button", query.data, meta)
@@ -163,6 +166,10 @@ class TelegramChannel:
             return None
         meta = {"private": chat.type == ChatType.PRIVATE}
         user = update.effective_user
+        if group and user is not None:
+            meta["user"] = str(user.id)  # who of a group wrote (the care team's group: who answered a case)
+        if (case := self._replied_case(message)) is not None:
+            meta["case"] = case  # a reply to a care case message: that case is answered
         if user is not None and user.language_code:
             meta["language"] = user.language_code  # "pt-br": the country whose crisis services are named
         media = message.voice or message.audio or message.video_note
@@ -182,20 +189,31 @@ class TelegramChannel:
         return Inbound(self.name, chat_id, update_id, "text", text, meta)
 
     def _addressed(self, message) -> bool:
-        """In groups the bot answers only when mentioned or replied to."""
+        """In groups the bot answers only commands (Telegram sends it only those meant for it), and messages
+        that mention or reply to it."""
+        if (message.text or "").startswith("/"):
+            return True
         me = self.bot.username or ""
         replied = message.reply_to_message
         if replied and replied.from_user and replied.from_user.id == self.bot.id:
             return True
         return bool(me) and f"@{me.lower()}" in (message.text or message.caption or "").lower()
 
+    def _replied_case(self, message) -> str | None:
+        replied = message.reply_to_message
+        if replied is None or replied.from_user is None or replied.from_user.id != self.bot.id:
+            return None
+        return mentioned_case(replied.text or "")
+
     # -- out ---------------------------------------------------------------------------------------
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
         parts: list[dict] = []
         for item in outgoing:
-            if item.kind == "answer":
+            if item.kind in ("answer", "relay"):
                 parts += [{"method": "sendMessage", "text": p, "parse_mode": "HTML"}
                           for p in telegram_html_parts(item.text)]
+            elif item.kind == "care_offer":
+                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.ref)})
             elif item.kind in ("sources", "sources_list"):
                 parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
                               "reply_markup": _card_button(item.sources)})
@@ -209,7 +227,7 @@ class TelegramChannel:
                 parts.append({"method": "sendPhoto", "card": asdict(item.card), "caption": item.text})
             elif item.kind == "erase_confirm":
                 parts.append({"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS})
-            elif item.kind == "erase_done" and inbound.meta.get("callback_id"):
+            elif item.kind in ("erase_done", "care_done") and inbound.meta.get("callback_id"):
                 parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
                               "optional": True})  # a query too old to answer is no reason to stop
                 parts.append({"method": "editMessageText", "message_id": inbound.meta.get("message_id"),
@@ -295,6 +313,12 @@ def _card_button(sources) -> dict | None:
     if not sources:
         return None
     return {"inline_keyboard": [[{"text": messages.CARD_BUTTON, "callback_data": card_button_data(sources)}]]}
+
+
+def _offer_buttons(code: str) -> dict:
+    """Yes and no under the care team's offer, for case ``code``."""
+    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": f"{BUTTON}sim:{code}"},
+                                 {"text": messages.CARE_OFFER_NO, "callback_data": f"{BUTTON}nao:{code}"}]]}
 
 
 def _voice_meta(message, media) -> dict:

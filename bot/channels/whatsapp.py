@@ -15,6 +15,8 @@ from aiohttp import web
 
 from bot.card import Card
 from bot.card import render as render_card
+from bot.care.cases import valid_code
+from bot.care.team import BUTTON, TEAM_COMMANDS
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
 from bot.channels.typing import repeating
@@ -121,8 +123,11 @@ class WhatsAppChannel:
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
         parts: list[dict] = []
         for item in outgoing:
-            if item.kind == "answer":
+            if item.kind in ("answer", "relay"):
                 parts += [_text(p) for p in split_message(item.text, LIMIT)]
+            elif item.kind == "care_offer":
+                parts.append(_buttons(item.text, [(f"{BUTTON}sim:{item.ref}", messages.CARE_OFFER_YES),
+                                                  (f"{BUTTON}nao:{item.ref}", messages.CARE_OFFER_NO)]))
             elif item.kind == "sources":
                 parts.append(_buttons(messages.SOURCES_OFFER,
                                       [SOURCES_BUTTON, (card_button_data(item.sources), CARD_BUTTON_TITLE)]))
@@ -236,8 +241,9 @@ def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
 
 
 def command_of(text: str) -> tuple[str, str] | None:
-    """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16"
-    (only with a time or a reference after them: any other message is for the pastor)."""
+    """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16" /
+    "responder K7MX texto" (only with a time, a reference or a case after them: any other message is for
+    the pastor)."""
     words = text.strip().lstrip("/").split(maxsplit=1)
     if not words:
         return None
@@ -247,6 +253,8 @@ def command_of(text: str) -> tuple[str, str] | None:
     if not args:
         return name, ""
     if (name == "diario" and parse_time(args)) or (name == "imagem" and parse_reference(args)):
+        return name, args
+    if name in TEAM_COMMANDS and valid_code(args.split()[0]):  # the care team's (only team numbers may)
         return name, args
     return None
 
