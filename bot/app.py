@@ -111,7 +111,7 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
                           crisis_contacts_replace=settings.crisis_contacts_replace,
                           crisis_country=settings.crisis_country, translation=edition.name,
                           provider_name=settings.llm_provider)
-    screener = semantic_screener(retriever, Path(settings.data_dir) / "crisis")
+    screener = semantic_screener(retriever, Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis"))
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
     pastor = Pastor(retriever, memory, llm, config, metrics, screener)

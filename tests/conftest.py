@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,6 +180,20 @@ def mini_index(tmp_path_factory, use_embedder):
     config = IndexConfig(corpus_path=corpus, data_dir=root / "data")
     build_index(config, embedder=use_embedder)
     return config
+
+
+@pytest.fixture(scope="session")
+def crisis_cache(tmp_path_factory, mini_index):
+    """One crisis model for every `python -m bot` the tests start (CRISIS_MODEL_DIR, inherited by them):
+    trained here once, by the real command, so that no test waits for it while timing a start-up."""
+    path = tmp_path_factory.mktemp("crisis-model")
+    os.environ["CRISIS_MODEL_DIR"] = str(path)
+    env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
+           "LLM_PROVIDER": "none"}
+    done = subprocess.run([sys.executable, "-m", "bot", "ask", "--chat", "warm-up", "oi"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and list(path.glob("risk-*.npz")), done.stderr[-2000:]
+    return path
 
 
 @pytest.fixture(scope="session")

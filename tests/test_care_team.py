@@ -9,15 +9,17 @@ import time
 
 import pytest
 
-from bot import texts
 from bot.care.cases import OPEN, Cases, mentioned_case, valid_code
 from bot.care.team import Team, asks_for_a_person
 from bot.channels import messages
 from bot.channels.whatsapp import command_of
 from bot.memory import Memory
+from bot.safety.care import CrisisCare
 from tests.conftest import deliver, started, stopped
 from tests.fakes.whatsapp import whatsapp_delivery
 from tests.servers import free_port
+
+pytestmark = pytest.mark.usefixtures("crisis_cache")  # `python -m bot` finds its crisis model trained
 
 TEAM = "-900"  # the care team's Telegram group
 PERSON = 601
@@ -131,7 +133,8 @@ async def test_telegram_declined_offer_and_stray_team_messages(make_channel, bot
         edited = (await bot_api.wait_for(1, "editMessageText"))[0]
         assert edited["text"] == messages.CARE_DECLINED.format(command="/pastor")
         bot_api.push(bot_api.message(602, "quero me matar"))  # asked again at once: no second offer
-        await _until(lambda: sum(t.startswith(texts.CRISIS_IMMINENT[:40]) for t in _texts(bot_api, 602)) == 2)
+        opening = CrisisCare().kind("suicide-direct").opening[:40]
+        await _until(lambda: sum(t.startswith(opening) for t in _texts(bot_api, 602)) == 2)
         await asyncio.sleep(0.3)
         assert sum("equipe:" in str(m.get("reply_markup", "")) for m in bot_api.sent(chat_id=602)) == 1
         _team_says(bot_api, "/responder ZZZZ olá")  # not a code

@@ -8,11 +8,14 @@ import signal
 import sys
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT
 from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
 from tests.servers import free_port
 from tests.test_whatsapp import SECRET, VERIFY, signed
+
+pytestmark = pytest.mark.usefixtures("crisis_cache")  # `python -m bot` finds its crisis model trained
 
 
 def bot_env(mini_index, bot_api, graph_api, llm_server, port: int) -> dict:

@@ -14,6 +14,7 @@ from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.run import retention_job, warm_up
+from bot.safety.screening import Screener
 from bot.server import build_server
 from bot.status import status_text
 from tests.conftest import started, stopped
@@ -81,7 +82,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
                                            "queued": 2})
 
         def app_with(url):
-            pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"))
+            pastor = SimpleNamespace(llm=OllamaProvider(http, url, "qwen2.5:1.5b"), screener=Screener())
             return SimpleNamespace(index_config=mini_index, retriever=mini_retriever, pastor=pastor,
                                    started_at=time.time() - 3725, errors=SimpleNamespace(recent=lambda: ["x falhou"]),
                                    memory=memory, ready=lambda: {"index": True}, warm_up={"seconds": 2.5},
@@ -101,6 +102,7 @@ async def test_status_text_probes_the_provider(mini_index, mini_retriever, llm_s
     assert "no ar há: 1h 2min" in up and "erros recentes: 1 (último: x falhou)" in up
     assert "versículo do dia: inscrições: 2 no Telegram, 1 no WhatsApp · última rodada às 07:31, 2 envio(s)" in up
     assert f"banco: SQLite ({tmp_path / 'm.db'}) · réplica maquina:42:abc" in up
+    assert "triagem de crise: só padrões" in up
 
 
 async def test_a_model_that_cannot_be_loaded_is_reported_loudly(llm_server, caplog):

@@ -21,6 +21,8 @@ from tests.fakes.whatsapp import whatsapp_delivery
 from tests.servers import ChromaServer, free_port
 from tests.test_crash_recovery import bot_env, post_whatsapp, start_bot, until
 
+pytestmark = pytest.mark.usefixtures("crisis_cache")  # `python -m bot` finds its crisis model trained
+
 
 async def test_one_leader_at_a_time_and_a_successor_when_it_dies(database_url, tmp_path):
     events: list[str] = []

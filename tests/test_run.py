@@ -9,9 +9,12 @@ import signal
 import sys
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT
 from tests.servers import free_port
+
+pytestmark = pytest.mark.usefixtures("crisis_cache")  # `python -m bot` finds its crisis model trained
 
 
 async def test_python_m_bot_runs_telegram_by_polling(mini_index, bot_api, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from retrieval.chat import normalize_chat
 log = logging.getLogger("pastor.safety")
 
 SAFE = "safe"
-MODEL_VERSION = 2  # part of the cache key: bump when training or features change
+MODEL_VERSION = 4  # part of the cache key: bump when training or features change
 MAX_FALSE_ALARMS = 0.07  # share of the bank's look-alikes (held-out folds) allowed over the threshold
 # the safe kinds that look like a crisis (the kinds of the shared crisis set's look-alikes): the threshold is
 # calibrated on them, not on greetings and quotations that any threshold lets pass
@@ -144,6 +145,13 @@ def _fit(counts, vectors: np.ndarray, labels: np.ndarray):
     return model.fit(_features(counts, idf, vectors), labels), idf
 
 
+def _held_out(counts, vectors, labels, train_rows, test_rows) -> np.ndarray:
+    """P(risk) of the test rows from a model fitted on the train rows."""
+    model, idf = _fit(counts[train_rows], vectors[train_rows], labels[train_rows])
+    safe = list(model.classes_).index(SAFE)
+    return 1.0 - model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))[:, safe]
+
+
 def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: float = MAX_FALSE_ALARMS,
           folds: int = 5, seed: int = 7) -> RiskModel:
     """Fit on the whole bank; the threshold comes from out-of-fold P(risk) of the safe exemplars."""
@@ -154,12 +162,14 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
     alike = np.array([e.label == "safe" and e.kind in LOOK_ALIKES for e in exemplars])
     alike = alike if alike.any() else ~risky
     counts = _hashing().transform(_folded([e.text for e in exemplars])).tocsr()
+    from joblib import Parallel, delayed
+
+    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
+    jobs = Parallel(n_jobs=min(folds, os.cpu_count() or 1))(  # one process per core: ~2x on 2 cores
+        delayed(_held_out)(counts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits)
     out_of_fold = np.zeros(len(exemplars))
-    for train_rows, test_rows in StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels):
-        model, idf = _fit(counts[train_rows], vectors[train_rows], labels[train_rows])
-        safe = list(model.classes_).index(SAFE)
-        probs = model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))
-        out_of_fold[test_rows] = 1.0 - probs[:, safe]
+    for (_, test_rows), scores in zip(splits, jobs):
+        out_of_fold[test_rows] = scores
     safe_scores = np.sort(out_of_fold[alike])[::-1]
     allowed = int(np.floor(max_false_alarms * len(safe_scores)))  # safe exemplars that may score above
     threshold = float(np.nextafter(safe_scores[min(allowed, len(safe_scores) - 1)], 2.0))
