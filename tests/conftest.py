@@ -197,6 +197,16 @@ def crisis_cache(tmp_path_factory, mini_index):
 
 
 @pytest.fixture(scope="session")
+def semantic_screener(crisis_cache, use_embedder):
+    """Both layers of the crisis screening, with the model `crisis_cache` trained from the product's bank."""
+    from bot.safety.classifier import load_exemplars, trained_model
+    from bot.safety.screening import Screener
+
+    model = trained_model(use_embedder.embed, use_embedder.identity.slug, crisis_cache, load_exemplars())
+    return Screener(model=model, embed=use_embedder.embed)
+
+
+@pytest.fixture(scope="session")
 def mini_retriever(mini_index, use_embedder):
     from retrieval.startup import open_retriever
 
@@ -268,10 +278,10 @@ def make_channel(tmp_path, mini_retriever, bot_api, state_url):
 
     channels = []
 
-    def make(llm=None, rate_limit=None, memory=None, daily_clock=None, inline=False, **core_options):
+    def make(llm=None, rate_limit=None, memory=None, daily_clock=None, inline=False, screener=None, **core_options):
         mini_retriever.result_cache.clear()
         memory = memory or Memory.connect(state_url, tmp_path)
-        pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"))
+        pastor = Pastor(mini_retriever, memory, llm, PastorConfig(provider_name="ollama"), screener=screener)
         if daily_clock is not None:
             core_options["devotional"] = devotional(pastor, daily_clock)
         core = Conversation(pastor, memory, _status, attribution="Bíblia de teste", rate_limit=rate_limit,
@@ -330,10 +340,11 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
     cores = []
     async with httpx.AsyncClient() as http:
         async def make(llm=None, typing_every: float = TYPING_EVERY, crisis_contacts: str = "", status=_status,
-                       daily_clock=None, daily_template: str = "", **core_options):
+                       daily_clock=None, daily_template: str = "", screener=None, **core_options):
             mini_retriever.result_cache.clear()
             memory = Memory.connect(state_url, tmp_path)
-            pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts))
+            pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts),
+                            screener=screener)
             if daily_clock is not None:
                 core_options["devotional"] = devotional(pastor, daily_clock)
             core = Conversation(pastor, memory, status, **{"sleep": _no_sleep, **core_options})

@@ -167,6 +167,9 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
     jobs = Parallel(n_jobs=min(folds, os.cpu_count() or 1))(  # one process per core: ~2x on 2 cores
         delayed(_held_out)(counts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits)
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)  # the workers' memory goes back now, not after their idle timeout
     out_of_fold = np.zeros(len(exemplars))
     for (_, test_rows), scores in zip(splits, jobs):
         out_of_fold[test_rows] = scores
