@@ -22,6 +22,7 @@ from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFER
 from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
+from bot.smalltalk import SmallTalk
 from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult, Status
@@ -60,6 +61,7 @@ class Pastor:
         care = CrisisCare(church_contacts=config.crisis_contacts, church_only=config.crisis_contacts_replace,
                           default_country=config.crisis_country)
         self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)
+        self.smalltalk = SmallTalk.load()
 
     async def reply(self, chat_id: str, text: str | None, show: Show | None = None,
                     country: str | None = None) -> Reply:
@@ -88,7 +90,7 @@ class Pastor:
         screening = await asyncio.to_thread(self.screener.screen, message)
         if screening.layer == "semantic":  # meaning alone; Scripture quoted from memory is no crisis
             probe = await asyncio.to_thread(self.retriever.search, message, 10, None)  # cached for the answer
-            if probe.signals is not None and probe.signals.looks_like_a_quote:
+            if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
                 screening = replace(screening, level=None, kind=None, layer="quotation")
         timings["screening"] = time.perf_counter() - t
         history = self.memory.window(chat_id)
@@ -139,6 +141,8 @@ class Pastor:
             body, sources, cited = self.crisis.comfort(care.kind)
             return Reply(body, ANSWERED, sources, cited, query=query)
         prefix = self._safety_prefix(screening, country)
+        if result.mode == "conversa" and not screening.crisis:  # a greeting, thanks: answered as a person would
+            return Reply(self.smalltalk.reply(message), ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
                                                   translation=self.config.translation or self.retriever.bible.name)
@@ -271,8 +275,10 @@ class Pastor:
                 ref = Reference(verses[0].book, verses[0].chapter, verses[0].verse,
                                 *((verses[-1].chapter, verses[-1].verse) if len(verses) > 1 else ()))
                 passages.append((verses, ref.label()))
-        intro = texts.EXTRACTIVE_REFERENCE_INTRO if reference else (
-            texts.EXTRACTIVE_BOOK_INTRO if result.mode == "livro" else texts.EXTRACTIVE_INTRO)
+        intro = {"livro": texts.EXTRACTIVE_BOOK_INTRO, "ensino": texts.EXTRACTIVE_TEACHING_INTRO,
+                 "pessoa": texts.EXTRACTIVE_PERSON_INTRO.format(name=result.named),
+                 "passagem": texts.EXTRACTIVE_PASSAGE_INTRO.format(name=result.named)}.get(
+            result.mode, texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO)
         lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
         return "\n\n".join(lines), [where for _, where in passages]
 

@@ -16,7 +16,7 @@ from retrieval.results import Status
 from retrieval.retriever import Retriever
 from retrieval.scope import named
 
-RANKED_KINDS = ("topic", "quote", "scope", "followup", "casual")
+RANKED_KINDS = ("topic", "quote", "scope", "followup", "casual", "knowledge")
 REJECT_KINDS = ("offtopic", "offtopic_scope")
 
 
@@ -43,14 +43,14 @@ class Report:
     checks: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
     def pooled(self) -> tuple[float, float, int]:
-        values = [v for kind in RANKED_KINDS for v in self.ranked.get(kind, [])]
+        values = [v for kind, rows in self.ranked.items() if kind in RANKED_KINDS for v in rows]
         if not values:
             return 0.0, 0.0, 0
         return float(np.mean([v[0] for v in values])), float(np.mean([v[1] for v in values])), len(values)
 
     def lines(self) -> list[str]:
         out = []
-        for kind in [k for k in RANKED_KINDS if k in self.ranked]:
+        for kind in sorted(self.ranked, key=lambda k: (RANKED_KINDS.index(k.split("/")[0]), k)):
             values = self.ranked[kind]
             out.append(f"  {kind:<18} hit@5 {np.mean([v[0] for v in values]):.2f}  "
                        f"MRR@10 {np.mean([v[1] for v in values]):.2f}  (n={len(values)})")
@@ -122,6 +122,11 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
         ranked = result.ranked_ids()
         if kind in RANKED_KINDS:
             report.ranked[kind].append(rank_metrics(ranked, item["relevant"]))
+            if kind == "knowledge" and item.get("sub"):
+                report.ranked[f"knowledge/{item['sub']}"].append(rank_metrics(ranked, item["relevant"]))
+            if kind == "quote":  # a verse quoted from memory comes back among the first three passages
+                top3 = [i for hit in result.hits[:3] for i in hit.ids]
+                report.checks["citação no top 3"].append(float(bool(set(top3) & set(item["relevant"]))))
             report.checks["falsa rejeição"].append(float(result.status == Status.NO_EVIDENCE))
             if "scope" in item and kind == "scope":
                 books = named(item["scope"]).books
@@ -132,6 +137,8 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
             report.checks["referências exatas"].append(float(exact))
         elif kind == "ref_missing":
             report.checks["refs inexistentes"].append(float(result.status == Status.REFERENCE_MISSING and not ranked))
+        elif kind == "smalltalk":  # answered as conversation: never the no-evidence text, no verses
+            report.checks["conversa reconhecida"].append(float(result.mode == "conversa"))
         elif kind in REJECT_KINDS:
             report.checks["rejeição off-topic"].append(float(result.status == Status.NO_EVIDENCE))
     return report

@@ -67,6 +67,8 @@ class SearchResult:
     situations: list[dict] = field(default_factory=list)  # recognised life situations, closest first
     demoted: list[Hit] = field(default_factory=list)  # kept from the top by the harm guard, never offered
     total: int = 0  # verses the references name, before any cap (a reference result)
+    intent: dict | None = None  # what the message asks for, as the intent classifier read it (intent.py)
+    named: str = ""  # the named passage or person that answered it ("Parábola do filho pródigo", "David")
 
     def ranked_ids(self) -> list[str]:
         """Verse ids in rank order, merged neighbours right after their hit."""
@@ -84,4 +86,8 @@ class SearchResult:
             out["demoted"] = [h.as_dict() for h in self.demoted]
         if self.total > len(self.hits):
             out["total"] = self.total
+        if self.intent is not None:
+            out["intent"] = self.intent
+        if self.named:
+            out["named"] = self.named
         return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -16,9 +16,12 @@ from retrieval.cache import TTLCache
 from retrieval.embedders import Embedder
 from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
+from retrieval.intent import QUOTATION, TEACHING, Intent, IntentModel, embedding_text
+from retrieval.knowledge import Knowledge
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
 from retrieval.message import asks_for_teaching
+from retrieval.passages import words_of
 from retrieval.pastoral import NeedRanking, PastoralReader
 from retrieval.query import BOOK_TALK, QueryPlan, plan_query
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
@@ -29,6 +32,7 @@ from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
+VERBATIM_WORDS = 5  # this many words of a verse in a row make a message a quotation of it
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,8 @@ class Retriever:
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
                  manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
                  floor: EvidenceFloor | None = None, thesaurus: Thesaurus | None = None,
-                 pastoral: PastoralReader | None = None, tones: ToneLabels | None = None):
+                 pastoral: PastoralReader | None = None, tones: ToneLabels | None = None,
+                 intents: IntentModel | None = None, knowledge: Knowledge | None = None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
@@ -68,10 +73,13 @@ class Retriever:
         self.thesaurus = thesaurus or Thesaurus()
         self.pastoral = pastoral
         self.tones = tones
+        self.intents = intents
+        self.knowledge = knowledge or Knowledge()
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
         self._book_of = np.array([v.book for v in bible.verses])
+        self._folded_words: dict[int, list[str]] = {}
         self.opened_at = time.time()
 
     # -- public ------------------------------------------------------------------------
@@ -82,9 +90,27 @@ class Retriever:
         if cached is not None:
             return cached
         refs = find_references(query)
-        result = self._references(query, refs) if refs else self._hybrid(plan_query(query, self.thesaurus, scope), k)
+        if refs:
+            result = self._references(query, refs)
+        else:
+            result = self._understood(plan_query(query, self.thesaurus, scope), k)
         self.result_cache.put(key, result)
         return result
+
+    def understand(self, text: str) -> Intent | None:
+        """The message's intent (None without an intent model); its vector is the crisis screening's."""
+        if self.intents is None or not text.strip():
+            return None
+        return self.intents.classify(text, self.embed_query(embedding_text(text)))
+
+    def _understood(self, plan: QueryPlan, k: int) -> SearchResult:
+        """Small talk, a named passage or a person first; the hybrid search for everything else."""
+        intent = self.understand(plan.original)
+        answered = self.knowledge.answer(self, plan, intent, k) if plan.text.strip() else None
+        if answered is not None:
+            return answered
+        result = self._hybrid(plan, k, intent)
+        return replace(result, intent=intent.as_dict()) if intent is not None else result
 
     def embed_query(self, text: str) -> np.ndarray:
         vector = self.embedding_cache.get(text)
@@ -104,14 +130,14 @@ class Retriever:
         return SearchResult(query, REFERENCE, hits, None, missing, total=len(positions))
 
     # -- hybrid ------------------------------------------------------------------------------
-    def _hybrid(self, plan: QueryPlan, k: int) -> SearchResult:
+    def _hybrid(self, plan: QueryPlan, k: int, intent: Intent | None = None) -> SearchResult:
         if not plan.text.strip():
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope)
         if plan.whole_book:
             return self._book_overview(plan, k)
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
-        teaching = asks_for_teaching(plan.text)
+        teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING)
         recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector, plan.text)
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]
@@ -122,10 +148,13 @@ class Retriever:
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         if not recognised and not self.floor.has_evidence(signals):  # a person's life situation is never turned away
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
-        quote = plan.quoted or signals.looks_like_a_quote
+        verbatim = self.lexical_verbatim(plan, own_scores, dense)
+        quote = plan.quoted or signals.looks_like_a_quote or bool(verbatim) or (
+            intent is not None and intent.name == QUOTATION and signals.quote_like)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
             lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
+            lexical = [*verbatim, *(p for p in lexical if p not in verbatim)]  # the verse it quotes word for word
             topical = []
         p = self.params
         if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
@@ -149,6 +178,21 @@ class Retriever:
         mode = "ensino" if teaching else ("cuidado" if recognised else "")
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
                             mode=mode, situations=situations, demoted=demoted)
+
+    def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int]) -> list[int]:
+        """Verses, among the best lexical and dense candidates, that hold a run of the message's words
+        (``VERBATIM_WORDS`` in a row, typed loosely): a quotation, whatever else the message says."""
+        wanted = shingles(words_of(plan.text).split(), VERBATIM_WORDS)
+        if not wanted:
+            return []
+        found = []
+        for position in dict.fromkeys([*_top(scores, 50), *dense[:50]]):
+            words = self._folded_words.get(position)
+            if words is None:
+                words = self._folded_words[position] = words_of(self.bible.verses[position].text).split()
+            if wanted & shingles(words, VERBATIM_WORDS):
+                found.append(position)
+        return found
 
     def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
         """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
@@ -285,6 +329,11 @@ class Retriever:
                         and self.bible.verses[p].book == verse.book and self.bible.verses[p].chapter == verse.chapter)
         return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity, merged_verses, context,
                    why or {})
+
+
+def shingles(words: list[str], n: int) -> set[tuple[str, ...]]:
+    """Every run of ``n`` consecutive words."""
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
 def _top(scores: np.ndarray, n: int) -> list[int]:

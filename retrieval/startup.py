@@ -8,9 +8,13 @@ from corpus.bible import load, sha256_of
 from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.evidence import EvidenceFloor
+from retrieval.intent import IntentModel, intent_model
+from retrieval.knowledge import Knowledge
 from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt
+from retrieval.passages import NamedPassages, PassagesError
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
+from retrieval.people import PeopleError, PeopleIndex
 from retrieval.retriever import Retriever
 from retrieval.shared import SharedIndexError
 from retrieval.store import StoreError, VectorStore
@@ -88,4 +92,27 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
     tones = ToneLabels.cached(bible, manifest.corpus.get("sha256", ""), config.topics_path, config.index_dir)
     return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
-                     pastoral=pastoral, tones=tones)
+                     pastoral=pastoral, tones=tones, intents=_intents(config, embedder, bible, topics),
+                     knowledge=_knowledge(config, bible))
+
+
+def _intents(config: IndexConfig, embedder: Embedder, bible, topics) -> IntentModel:
+    """The intent classifier, trained from the bank on first use and kept beside the index."""
+    try:
+        return intent_model(embedder.embed, embedder.identity.slug, config.index_dir / "understanding", bible, topics)
+    except ValueError as error:
+        raise IndexNotReady(f"banco de intenções inválido: {error}") from error
+
+
+def _knowledge(config: IndexConfig, bible) -> Knowledge:
+    try:
+        passages = NamedPassages.load(bible)
+    except PassagesError as error:
+        raise IndexNotReady(f"passagens nomeadas inválidas: {error}") from error
+    people = None
+    if config.people_path is not None:
+        try:
+            people = PeopleIndex.load(config.people_path, bible)
+        except PeopleError as error:
+            raise IndexNotReady(f"{error} (PEOPLE_PATH vazio desativa as pessoas bíblicas)") from error
+    return Knowledge(passages, people)

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.text import fold
-from retrieval.chat import normalize_chat
+from retrieval.intent import embedding_text, quoted_windows
+from retrieval.textmodel import features as _features
+from retrieval.textmodel import folded as _folded
+from retrieval.textmodel import hashing as _hashing
+from retrieval.textmodel import idf_of as _idf
 
 log = logging.getLogger("pastor.safety")
 
@@ -58,43 +61,7 @@ def target(exemplar: Exemplar) -> str:
     return exemplar.kind if exemplar.label == "risk" else SAFE
 
 
-N_FEATURES = 2**16  # hashed character n-grams (2-5, within words) of the folded message
-EMBEDDING_WEIGHT = 0.5  # the sentence embedding's columns, scaled against the n-grams'
 C = 16.0  # inverse regularisation, chosen by cross-validation on the bank (README: "Triagem de crise")
-
-
-def _hashing():
-    from sklearn.feature_extraction.text import HashingVectorizer
-
-    return HashingVectorizer(analyzer="char_wb", ngram_range=(2, 5), n_features=N_FEATURES, alternate_sign=False,
-                             norm=None)
-
-
-def _folded(texts: Sequence[str]) -> list[str]:
-    """The n-grams' text: folded, but with laughter and chat spelling kept (they tell a joke from a plea)."""
-    return [fold(t) for t in texts]
-
-
-def embedding_text(text: str) -> str:
-    """What is embedded: the chat spelling expanded, as retrieval embeds it (so the vector is shared)."""
-    return normalize_chat(text) or text
-
-
-def _features(counts, idf: np.ndarray, vectors: np.ndarray):
-    """Sublinear tf-idf of the n-gram counts, L2-normalised, beside the weighted embedding."""
-    from scipy.sparse import csr_matrix, diags, hstack
-    from sklearn.preprocessing import normalize as l2
-
-    tf = counts.copy().astype(np.float64)
-    tf.data = np.log(tf.data) + 1.0
-    weighted = l2(tf @ diags(idf))
-    return hstack([weighted, csr_matrix(vectors * EMBEDDING_WEIGHT)]).tocsr()
-
-
-def _idf(counts) -> np.ndarray:
-    documents = counts.shape[0]
-    df = np.bincount(counts.indices, minlength=counts.shape[1])
-    return np.log((1 + documents) / (1 + df)) + 1.0
 
 
 @dataclass(frozen=True)
@@ -210,19 +177,7 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
     return model
 
 
-QUOTE_FRAMES = ("{}", "aquele versiculo que diz {}", "onde esta escrito {}?", "o que significa {}", "{} amem 🙏",
-                "pastor me explica {}", "{} ne")
-
-
 def quotation_exemplars(bible, topics, count: int = 300) -> list[Exemplar]:
     """Scripture quoted from memory is not a crisis: windows of the most-voted verses, typed loosely in
     everyday frames, made at run time from the corpus (no verse text is kept in the bank's file)."""
-    if topics is None:
-        return []
-    out = []
-    for n, position in enumerate(topics.best_known(range(len(bible.verses)), count)):
-        words = "".join(c if c.isalnum() or c.isspace() else " " for c in fold(bible.verses[position].text)).split()
-        start = n % max(1, len(words) - 7)
-        out.append(Exemplar(QUOTE_FRAMES[n % len(QUOTE_FRAMES)].format(" ".join(words[start:start + 8])), "safe",
-                            "scripture-quote"))
-    return out
+    return [Exemplar(window, "safe", "scripture-quote") for window in quoted_windows(bible, topics, count)]

@@ -1,0 +1,155 @@
+"""Bible people and events (Theographic Bible Metadata, CC BY-SA 4.0), with Portuguese names aligned from
+the corpus: the capitalised word that the verses listing a person share far more than the rest of the Bible."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from corpus.canon import BY_OSIS
+from corpus.text import fold
+
+_CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
+_LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
+DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
+MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
+CREDIT = "Pessoas e eventos bíblicos © Theographic Bible Metadata (Robert Rouse), CC BY-SA 4.0"
+
+
+class PeopleError(RuntimeError):
+    """The Theographic files cannot be read."""
+
+
+@dataclass(frozen=True)
+class Person:
+    id: str  # "david_994"
+    english: str  # "David"
+    name: str  # "davi", folded
+    display: str  # "Davi", as the corpus spells it
+    qualifiers: frozenset[str]  # other words that tell this person apart ("madalena", "batista")
+    positions: tuple[int, ...]  # corpus positions of the verses listing the person
+    events: tuple[tuple[str, tuple[int, ...]], ...]  # (title, positions) of the events the person takes part in
+
+
+@dataclass(frozen=True)
+class Event:
+    title: str  # English, for matching only ("David Kills Goliath")
+    positions: tuple[int, ...]
+
+
+def _positions(bible, osis_ids: str) -> tuple[int, ...]:
+    out = []
+    for osis in osis_ids.split(","):
+        parts = osis.strip().split(".")
+        if len(parts) != 3 or parts[0].lower() not in BY_OSIS:
+            continue
+        position = bible.position(BY_OSIS[parts[0].lower()].code, int(parts[1]), int(parts[2]))
+        if position is not None:
+            out.append(position)
+    return tuple(sorted(set(out)))
+
+
+class PeopleIndex:
+    """People found by their Portuguese name in a question; their key passages; events by their verses."""
+
+    def __init__(self, people: list[Person], events: list[Event]):
+        self.people = people
+        self.events = events
+        self.by_name: dict[str, list[Person]] = {}
+        for person in sorted(people, key=lambda p: -len(p.positions)):
+            self.by_name.setdefault(person.name, []).append(person)
+
+    @classmethod
+    def load(cls, directory: Path, bible) -> PeopleIndex:
+        try:
+            with open(directory / "People.csv", encoding="utf-8-sig", newline="") as f:
+                people_rows = list(csv.DictReader(f))
+            with open(directory / "Events.csv", encoding="utf-8-sig", newline="") as f:
+                event_rows = list(csv.DictReader(f))
+        except (OSError, csv.Error, UnicodeDecodeError) as error:
+            raise PeopleError(f"dados de pessoas e eventos ilegíveis em {directory}: {error}") from error
+        events = [Event(row["title"], _positions(bible, row.get("verses", ""))) for row in event_rows]
+        by_participant: dict[str, list[Event]] = {}
+        for row, event in zip(event_rows, events):
+            for pid in set(filter(None, (row.get("participants") or "").split(","))):
+                by_participant.setdefault(pid.strip(), []).append(event)
+        spelled: dict[str, str] = {}
+        capitalised = []
+        for verse in bible.verses:
+            words = _CAPITALISED.findall(verse.text)
+            for word in words:
+                spelled.setdefault(fold(word), word)
+            capitalised.append(frozenset(fold(w) for w in words))
+        df = Counter(w for words in capitalised for w in words)
+        lower = Counter(w for v in bible.verses for w in set(_LOWER.findall(fold(v.text))) if w in df)
+        # a proper name is written capitalised inside a sentence somewhere ("Vai ter com..." starts one only)
+        proper = {fold(m.group(0)) for v in bible.verses for m in _CAPITALISED.finditer(v.text)
+                  if m.start() > 0 and v.text[:m.start()].rstrip()[-1:] not in ".!?:;«“\"—"}
+        aligned = []
+        for row in people_rows:
+            if row["personLookup"].startswith(DIVINE):
+                continue
+            positions = _positions(bible, row.get("verses", ""))
+            names = _aligned(row["name"], positions, capitalised, df, len(bible.verses)) if positions else []
+            names = [n for n in names if lower[n] < df[n] and n in proper]  # "Erã" folds to "era": a word
+            if names:
+                aligned.append((row, positions, names))
+        # a name already carried by a more prominent person of another English name is a companion's
+        # ("James" always beside "João"): the next candidate is this person's own
+        owner: dict[str, tuple[int, str]] = {}
+        for row, positions, names in aligned:
+            if len(positions) > owner.get(names[0], (0, ""))[0]:
+                owner[names[0]] = (len(positions), row["name"])
+        people = []
+        for row, positions, names in aligned:
+            holder = owner.get(names[0])
+            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1:
+                names = names[1:]
+            own = by_participant.get(row["personLookup"], [])
+            people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]], frozenset(names[1:]),
+                                 positions,
+                                 tuple((e.title, e.positions) for e in own if e.positions)))
+        return cls(people, [e for e in events if e.positions])
+
+    def find(self, folded_words: list[str]) -> Person | None:
+        """The person the question names: a qualifier said beside the name chooses among homonyms,
+        else the one the Bible speaks of most."""
+        said = set(folded_words)
+        for word in folded_words:
+            candidates = self.by_name.get(word)
+            if candidates:
+                qualified = [p for p in candidates if p.qualifiers & said]
+                return qualified[0] if qualified else candidates[0]
+        return None
+
+    def key_passages(self, person: Person, votes=None, limit: int = 6) -> list[int]:
+        """Where the person is introduced, their longest events, and (for the Old Testament's people) the
+        most-read verse of the New Testament that names them; else their most-read verses."""
+        chosen: list[int] = [person.positions[0]]
+        for _, positions in sorted(person.events, key=lambda e: (-len(e[1]), e[1][0]))[:limit]:
+            chosen.append(positions[0])
+        if votes is not None:
+            chosen += votes(list(person.positions), limit)
+        return list(dict.fromkeys(chosen))[:limit]
+
+
+def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:
+    """The folded Portuguese name (and qualifiers) of a person: frequent in their verses, rare elsewhere,
+    spelled like the English name when several qualify."""
+    counts = Counter(w for p in positions for w in capitalised[p])
+    target = fold(english)
+    scored = []
+    for word, n in counts.items():
+        coverage = n / len(positions)
+        lift = coverage / (df[word] / total)
+        if coverage < MIN_COVERAGE or lift < 3:
+            continue
+        similarity = SequenceMatcher(None, target, word).ratio()
+        scored.append((coverage * math.log(lift) * (0.5 + similarity), word))
+    scored.sort(reverse=True)
+    return [w for s, w in scored[:3] if s >= 0.5 * scored[0][0]] if scored else []

@@ -1,0 +1,135 @@
+"""Understanding before retrieval: the intent classifier, named passages, Bible people, quotations word for
+word, and small talk answered as a person would."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from bot.reply import ANSWERED
+from bot.smalltalk import SmallTalk
+from bot.texts import NO_EVIDENCE
+from corpus.bible import load
+from retrieval.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
+from retrieval.passages import NamedPassages, PassagesError, words_of
+from retrieval.people import PeopleIndex
+from retrieval.retriever import shingles
+from tests.conftest import write
+
+PASSAGES = """
+[[passagem]]
+nome = "Salmo do pastor"
+variantes = ["o senhor cuida de mim", "pastor", "salmo do bom pastor"]
+trecho = "Salmos 23:1-3"
+tipo = "salmo"
+
+[[passagem]]
+nome = "Não temerei"
+variantes = ["em deus confio"]
+trecho = "Salmos 56:1-2"
+tipo = "texto"
+
+[[passagem]]
+nome = "Um capítulo que o texto não tem"
+variantes = ["capitulo perdido"]
+trecho = "Salmos 99:1-3"
+tipo = "texto"
+"""
+
+
+def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_name(tmp_path, mini_index):
+    bible = load(mini_index.corpus_path)
+    passages = NamedPassages.load(bible, write(tmp_path, "p.toml", PASSAGES))
+    assert [p.name for p in passages.passages] == ["Salmo do pastor", "Não temerei"]  # Salmos 99 is absent
+    assert passages.find("me manda o SALMO do bom pastor!").reference.label() == "Salmos 23:1-3"
+    assert passages.find("Em Deus confio, diz o salmo").name == "Não temerei"
+    assert passages.find("meu pastor me magoou") is None  # "pastor" alone is no passage
+    assert passages.find("capitulo perdido") is None
+
+
+def test_a_broken_passage_file_names_the_entry(tmp_path):
+    broken = write(tmp_path, "p.toml", '[[passagem]]\nnome = "Sem trecho"\ntrecho = "nenhum lugar"\n')
+    with pytest.raises(PassagesError, match="Sem trecho"):
+        NamedPassages.load(None, broken)
+
+
+def test_shingles_are_runs_of_consecutive_words():
+    words = words_of("O Senhor, cuida de mim!").split()
+    assert shingles(words, 5) == {("o", "senhor", "cuida", "de", "mim")}
+    assert shingles(words, 6) == set()
+
+
+def _people_files(tmp_path):
+    people = [("elohim_1", "Elohim", "Ps.56.2,John.14.1,Rom.8.1,Rom.8.2"),
+              ("ant_2", "Sluggard", "Prov.6.1,Prov.6.2"),  # no capitalised word their verses share
+              ("god_3", "God", "Ps.56.2")]
+    with open(tmp_path / "People.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["personLookup", "name", "verses"])
+        w.writerows(people)
+    with open(tmp_path / "Events.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["title", "verses", "participants"])
+        w.writerow(["Nothing separates", "Rom.8.1,Rom.8.2", "elohim_1"])
+    return tmp_path
+
+
+def test_people_get_the_portuguese_name_their_verses_share(tmp_path, mini_index):
+    bible = load(mini_index.corpus_path)
+    index = PeopleIndex.load(_people_files(tmp_path), bible)
+    by_id = {p.id: p for p in index.people}
+    # every verse listing "Elohim" in the made-up Bible says "Deus", and few others do: that is their name here
+    assert by_id["elohim_1"].name == "deus" and by_id["elohim_1"].display == "Deus"
+    assert "ant_2" not in by_id and "god_3" not in by_id  # God is asked about as doctrine, never as a person
+    assert index.find(["quem", "foi", "deus"]).id == "elohim_1"
+    assert index.find(["quem", "foi", "golias"]) is None
+    person = by_id["elohim_1"]
+    assert index.key_passages(person)[:2] == [bible.position("PSA", 56, 2), bible.position("ROM", 8, 1)]
+
+
+@pytest.fixture(scope="module")
+def intents(tmp_path_factory, use_embedder):
+    return intent_model(use_embedder.embed, use_embedder.identity.slug, tmp_path_factory.mktemp("intents"))
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("boa tarde, tudo em paz?", SMALLTALK), ("muito obrigada pela palavra de hoje", SMALLTALK),
+    ("quem foi Gideão na Bíblia?", "knowledge"), ("me conta a história da rainha de Sabá", "knowledge"),
+    ("o que a bíblia ensina sobre o jejum?", "teaching"),
+    ("meu pai foi internado hoje e to com muito medo de perder ele", SITUATION),
+    ("qual o preço do dólar hoje?", "offtopic"),
+    ("aquele versiculo que fala o choro pode durar uma noite mas a alegria vem pela manha", QUOTATION),
+])
+def test_the_intent_of_messages_not_in_the_bank(intents, use_embedder, message, expected):
+    assert message not in {text for text, _ in load_bank()}
+    assert intents.classify(message, use_embedder.embed([message])[0]).name == expected
+
+
+def test_the_bank_has_every_intent_typed_as_people_type():
+    bank = load_bank()
+    counts = {intent: sum(1 for _, i in bank if i == intent) for _, intent in bank}
+    assert len(counts) == 6 and min(counts.values()) >= 250
+
+
+def test_a_malformed_bank_line_names_the_file_and_line(tmp_path):
+    path = write(tmp_path, "intents.jsonl", '{"text": "oi", "intent": "smalltalk"}\n{"text": "x", "intent": "?"}\n')
+    with pytest.raises(ValueError, match=r"intents.jsonl:2"):
+        load_bank(path)
+
+
+def test_search_tells_the_intent_and_answers_small_talk_without_verses(mini_retriever):
+    result = mini_retriever.search("oi, boa noite!")
+    assert result.mode == "conversa" and result.hits == [] and result.as_dict()["intent"]["intent"] == SMALLTALK
+    asked = mini_retriever.search("o senhor cuida de mim como um pastor")  # a verse of the mini Bible, loosely
+    assert asked.mode != "cuidado" and asked.hits[0].id == "PSA.23.1"
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("oi", "cumprimento"), ("bom dia pastor, tudo bem?", "cumprimento"), ("obrigado, Deus te abençoe", "agradecimento"),
+    ("vc é um robô?", "identidade"), ("tchau, fica com Deus", "despedida"), ("o que você faz?", "capacidade")])
+async def test_small_talk_is_answered_warmly_never_with_the_no_evidence_text(make_pastor, message, kind):
+    reply = await make_pastor(None).reply("st", message)
+    talk = SmallTalk.load()
+    assert reply.status == ANSWERED and reply.text == talk.reply(message) and talk.kind_of(message).name == kind
+    assert NO_EVIDENCE not in reply.text and not reply.sources and not reply.llm_called
