@@ -25,6 +25,7 @@ from bot.status import status_text
 from bot.transcription import TranscriberConfigError
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
+from retrieval.people import CREDIT as PEOPLE_CREDIT
 from retrieval.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
@@ -36,7 +37,9 @@ def translation(app: App) -> str:
 
 
 def attribution(app: App) -> str:
-    return translation(app) + (f"; {ATTRIBUTION}" if app.retriever.topics else "")
+    people = app.retriever.knowledge.people
+    return translation(app) + (f"; {ATTRIBUTION}" if app.retriever.topics else "") + (
+        f"; {PEOPLE_CREDIT}" if people is not None else "")
 
 
 def conversation(app: App) -> Conversation:
