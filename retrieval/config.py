@@ -24,6 +24,7 @@ class IndexConfig:
     neighbour_weight: float = DEFAULT_NEIGHBOUR_WEIGHT
     stemmer: str = DEFAULT_STEMMER
     topics_path: Path | None = None  # OpenBible topical data; None disables the topical channel
+    intent_model_dir: Path | None = None  # the intent classifier's cache; None: DATA_DIR/index/understanding
     people_path: Path | None = None  # Theographic people and events; None: no "quem foi X" by person
     database_url: str = field(default="", repr=False)  # PostgreSQL: with a vector server, the index is shared
 
@@ -34,6 +35,8 @@ class IndexConfig:
                       chroma_url=settings.chroma_url, qdrant_url=settings.qdrant_url,
                       topics_path=Path(settings.topics_path) if settings.topics_path else None,
                       people_path=Path(settings.people_path) if getattr(settings, "people_path", "") else None,
+                      intent_model_dir=Path(settings.intent_model_dir) if getattr(settings, "intent_model_dir", "")
+                      else None,
                       database_url=settings.database_url.get_secret_value())
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

@@ -112,7 +112,18 @@ def intent_model(embed: Embed, embedder_slug: str, cache_dir: Path | None, bible
                  bank: list[tuple[str, str]] | None = None) -> IntentModel:
     """The model for this bank and embedder: from the cache in ``cache_dir`` or trained now (and cached)."""
     examples = training_set(load_bank() if bank is None else bank, bible, topics)
-    path = cache_dir / f"intent-{bank_key(examples, embedder_slug)}.npz" if cache_dir else None
+    key = bank_key(examples, embedder_slug)
+    if key in _TRAINED:  # one training per process for the same bank and embedder, whatever the index
+        return _TRAINED[key]
+    _TRAINED[key] = model = _cached_or_trained(embed, examples, key, cache_dir)
+    return model
+
+
+_TRAINED: dict[str, IntentModel] = {}
+
+
+def _cached_or_trained(embed: Embed, examples: list[tuple[str, str]], key: str, cache_dir: Path | None) -> IntentModel:
+    path = cache_dir / f"intent-{key}.npz" if cache_dir else None
     if path is not None and path.exists():
         try:
             model, extra = LinearTextModel.load(path)

@@ -30,7 +30,7 @@ class Knowledge:
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
         words = words_of(plan.text).split()
         understood = intent.as_dict() if intent else None
-        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
+        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE and plan.scope is None \
                 and len(words) <= SMALLTALK_MAX_WORDS:
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         situation = intent is not None and intent.name == SITUATION and len(words) > SHORT

