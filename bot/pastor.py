@@ -277,7 +277,8 @@ class Pastor:
                 passages.append((verses, ref.label()))
         intro = {"livro": texts.EXTRACTIVE_BOOK_INTRO, "ensino": texts.EXTRACTIVE_TEACHING_INTRO,
                  "pessoa": texts.EXTRACTIVE_PERSON_INTRO.format(name=result.named),
-                 "passagem": texts.EXTRACTIVE_PASSAGE_INTRO.format(name=result.named)}.get(
+                 "passagem": texts.EXTRACTIVE_PASSAGE_INTRO.format(name=result.named),
+                 "lugar": texts.EXTRACTIVE_PLACE_INTRO.format(name=result.named)}.get(
             result.mode, texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO)
         lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
         return "\n\n".join(lines), [where for _, where in passages]

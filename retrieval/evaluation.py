@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus.text import fold
 from retrieval.fusion import rrf
 from retrieval.lexical import Analyzer, LexicalIndex
 from retrieval.results import Status
@@ -35,6 +36,15 @@ def rank_metrics(ranked: list[str], relevant: Iterable[str]) -> tuple[float, flo
     hit5 = float(any(r in relevant for r in ranked[:5]))
     mrr = next((1.0 / (i + 1) for i, r in enumerate(ranked[:10]) if r in relevant), 0.0)
     return hit5, mrr
+
+
+def passage_metrics(result, relevant: Iterable[str]) -> tuple[float, float]:
+    """(hit@5, reciprocal rank within the top 10) over passages: a named passage answered as one text is
+    one passage, every other hit with its merged neighbours is one."""
+    units = [result.ranked_ids()] if result.mode == "passagem" else [hit.ids for hit in result.hits]
+    relevant = set(relevant)
+    found = [i for i, ids in enumerate(units[:10]) if relevant.intersection(ids)]
+    return float(bool(found) and found[0] < 5), (1.0 / (found[0] + 1) if found else 0.0)
 
 
 @dataclass
@@ -120,10 +130,13 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
         kind = item["kind"]
         result = retriever.search(query_of(item), k=10)
         ranked = result.ranked_ids()
-        if kind in RANKED_KINDS:
+        if kind == "knowledge":  # "a key verse in the first five passages"
+            metrics = passage_metrics(result, item["relevant"])
+            report.ranked[kind].append(metrics)
+            report.ranked[f"knowledge/{item.get('sub', '')}"].append(metrics)
+            report.checks["falsa rejeição"].append(float(result.status == Status.NO_EVIDENCE))
+        elif kind in RANKED_KINDS:
             report.ranked[kind].append(rank_metrics(ranked, item["relevant"]))
-            if kind == "knowledge" and item.get("sub"):
-                report.ranked[f"knowledge/{item['sub']}"].append(rank_metrics(ranked, item["relevant"]))
             if kind == "quote":  # a verse quoted from memory comes back among the first three passages
                 top3 = [i for hit in result.hits[:3] for i in hit.ids]
                 report.checks["citação no top 3"].append(float(bool(set(top3) & set(item["relevant"]))))
@@ -184,6 +197,33 @@ class _NoStemmer:
 def _top(scores: np.ndarray, n: int = 100) -> list[int]:
     top = np.argpartition(-scores, n)[:n]
     return [int(p) for p in top[np.argsort(-scores[top])] if scores[p] > 0]
+
+
+# frames other than those the intent classifier is trained with (retrieval/intent.py QUOTE_FRAMES)
+FRAMES = ("lembro de um versiculo assim: {}", "{} onde ta isso na biblia", "minha avo sempre dizia {}",
+          "tem uma parte que fala {}", "{}")
+
+
+def famous_windows(bible, topics, count: int, length: int = 7) -> list[tuple[str, str]]:
+    """(message, verse id): a window from the middle of each verse, in a frame."""
+    out = []
+    for n, position in enumerate(topics.best_known(range(len(bible.verses)), count)):
+        verse = bible.verses[position]
+        words = "".join(c if c.isalnum() or c.isspace() else " " for c in fold(verse.text)).split()
+        start = max(0, (len(words) - length) // 2)
+        out.append((FRAMES[n % len(FRAMES)].format(" ".join(words[start:start + length])), verse.id))
+    return out
+
+
+def famous_verses(retriever, count: int = 1000) -> tuple[float, list[tuple[str, str, list[str]]]]:
+    misses = []
+    cases = famous_windows(retriever.bible, retriever.topics, count)
+    for message, verse_id in cases:
+        result = retriever.search(message, k=10)
+        top = [i for hit in result.hits[:3] for i in hit.ids]
+        if verse_id not in top:
+            misses.append((message, verse_id, [h.id for h in result.hits[:3]]))
+    return 1 - len(misses) / len(cases), misses
 
 
 def merge_grades(items: list[dict], extra: list[dict]) -> list[dict]:

@@ -13,10 +13,14 @@ from pathlib import Path
 
 from corpus.canon import BY_OSIS
 from corpus.text import fold
+from retrieval.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
+FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
+MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
+DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
 CREDIT = "Pessoas e eventos bíblicos © Theographic Bible Metadata (Robert Rouse), CC BY-SA 4.0"
 
@@ -57,12 +61,19 @@ def _positions(bible, osis_ids: str) -> tuple[int, ...]:
 class PeopleIndex:
     """People found by their Portuguese name in a question; their key passages; events by their verses."""
 
-    def __init__(self, people: list[Person], events: list[Event]):
+    def __init__(self, people: list[Person], events: list[Event], chapter_of: list[tuple[str, int]] | None = None,
+                 names: dict[str, tuple[int, ...]] | None = None):
         self.people = people
+        self.names = names or {}  # proper names of places and peoples -> the verses that write them
+        self.spelled: dict[str, str] = {}  # folded proper name -> as the corpus writes it
+        self._chapter = chapter_of or []
         self.events = events
         self.by_name: dict[str, list[Person]] = {}
         for person in sorted(people, key=lambda p: -len(p.positions)):
             self.by_name.setdefault(person.name, []).append(person)
+        self._names_by_initial: dict[str, list[str]] = {}
+        for name in self.by_name:
+            self._names_by_initial.setdefault(name[0], []).append(name)
 
     @classmethod
     def load(cls, directory: Path, bible) -> PeopleIndex:
@@ -92,8 +103,6 @@ class PeopleIndex:
                   if m.start() > 0 and v.text[:m.start()].rstrip()[-1:] not in ".!?:;«“\"—"}
         aligned = []
         for row in people_rows:
-            if row["personLookup"].startswith(DIVINE):
-                continue
             positions = _positions(bible, row.get("verses", ""))
             names = _aligned(row["name"], positions, capitalised, df, len(bible.verses)) if positions else []
             names = [n for n in names if lower[n] < df[n] and n in proper]  # "Erã" folds to "era": a word
@@ -105,32 +114,67 @@ class PeopleIndex:
         for row, positions, names in aligned:
             if len(positions) > owner.get(names[0], (0, ""))[0]:
                 owner[names[0]] = (len(positions), row["name"])
-        people = []
+        primary: dict[str, str] = {}
         for row, positions, names in aligned:
             holder = owner.get(names[0])
             if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1:
-                names = names[1:]
+                names[:] = names[1:]
+            primary[row["personLookup"]] = names[0]
+        people = []
+        for row, positions, names in aligned:
+            if row["personLookup"].startswith(DIVINE):
+                continue
+            # the family tells homonyms apart: "Tiago, irmão de Jesus", "José, marido de Maria"
+            family = {primary[pid.strip()] for column in FAMILY for pid in (row.get(column) or "").split(",")
+                      if pid.strip() in primary} - {names[0]}
             own = by_participant.get(row["personLookup"], [])
-            people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]], frozenset(names[1:]),
-                                 positions,
+            people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]],
+                                 frozenset(names[1:]) | family, positions,
                                  tuple((e.title, e.positions) for e in own if e.positions)))
-        return cls(people, [e for e in events if e.positions])
+        places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
+        for position, words in enumerate(capitalised):
+            for word in words & proper:
+                if lower[word] < df[word]:  # "Que" opens a quoted sentence; a name is rarely written lowercase
+                    places.setdefault(word, []).append(position)
+        index = cls(people, [e for e in events if e.positions], [(v.book, v.chapter) for v in bible.verses],
+                    {w: tuple(ps) for w, ps in places.items() if len(ps) <= MAX_PLACE_VERSES})
+        index.spelled = spelled
+        return index
 
     def find(self, folded_words: list[str]) -> Person | None:
         """The person the question names: a qualifier said beside the name chooses among homonyms,
         else the one the Bible speaks of most."""
         said = set(folded_words)
         for word in folded_words:
-            candidates = self.by_name.get(word)
+            candidates = self.by_name.get(word) or self.by_name.get(self._spelling(word), ())
             if candidates:
                 qualified = [p for p in candidates if p.qualifiers & said]
                 return qualified[0] if qualified else candidates[0]
         return None
 
+    def named_in(self, folded_words: list[str]) -> tuple[str, tuple[int, ...]] | None:
+        """A proper name of the corpus that the question says (a place: "Betel", "Getsêmani") and its verses."""
+        for word in folded_words:
+            if word in self.names and word not in self.by_name:
+                return self.spelled.get(word, word), self.names[word]
+        return None
+
+    def _spelling(self, word: str) -> str:
+        """A long name typed one letter off ("mefiboset") is the name it nearly is, when only one is."""
+        if len(word) < MIN_TYPO_LENGTH:
+            return word
+        near = [n for n in self._names_by_initial.get(word[0], ()) if one_edit(word, n)]
+        return near[0] if len(near) == 1 else word
+
+    def _introduction(self, person: Person) -> int:
+        """The person's first verse in the first chapter that speaks of them at length, else their first."""
+        chapters = Counter(self._chapter[p] for p in person.positions)
+        return next((p for p in person.positions if chapters[self._chapter[p]] >= DENSE), person.positions[0])
+
     def key_passages(self, person: Person, votes=None, limit: int = 6) -> list[int]:
         """Where the person is introduced, their longest events, and (for the Old Testament's people) the
         most-read verse of the New Testament that names them; else their most-read verses."""
-        chosen: list[int] = [person.positions[0]]
+        chosen: list[int] = [self._introduction(person)]
         for _, positions in sorted(person.events, key=lambda e: (-len(e[1]), e[1][0]))[:limit]:
             chosen.append(positions[0])
         if votes is not None:

@@ -16,7 +16,7 @@ from retrieval.cache import TTLCache
 from retrieval.embedders import Embedder
 from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
-from retrieval.intent import QUOTATION, TEACHING, Intent, IntentModel, embedding_text
+from retrieval.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, TEACHING, Intent, IntentModel, embedding_text
 from retrieval.knowledge import Knowledge
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
@@ -32,6 +32,7 @@ from retrieval.tone import ToneLabels
 from retrieval.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
+INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 VERBATIM_WORDS = 5  # this many words of a verse in a row make a message a quotation of it
 
 
@@ -146,11 +147,12 @@ class Retriever:
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
-        if not recognised and not self.floor.has_evidence(signals):  # a person's life situation is never turned away
-            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
-        verbatim = self.lexical_verbatim(plan, own_scores, dense)
+        verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
         quote = plan.quoted or signals.looks_like_a_quote or bool(verbatim) or (
-            intent is not None and intent.name == QUOTATION and signals.quote_like)
+            intent is not None and intent.name == QUOTATION
+            and (signals.quote_like or intent.confidence >= INTENT_SURE))
+        if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away
+            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
             lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
@@ -170,23 +172,39 @@ class Retriever:
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
         fused = rrf(channels, weights, ks={"need": p.need_k})
+        if verbatim:  # the verse quoted word for word comes first, whatever else the message says
+            top = fused[0][1] if fused else 1.0
+            fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(verbatim)] + [
+                f for f in fused if f[0] not in verbatim]
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         guarded = not teaching and not quote and self.tones is not None
         # a tone the question names is what it asks for, unless a suffering person is telling their life
         asked = self.tones.named_in(plan.text) if guarded and not recognised else frozenset()
         hits, demoted = self._select(fused, ranks, similarity, k, need, guarded, asked)
-        mode = "ensino" if teaching else ("cuidado" if recognised else "")
+        mode = "citacao" if quote else ("ensino" if teaching else ("cuidado" if recognised else ""))
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
                             mode=mode, situations=situations, demoted=demoted)
 
-    def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int]) -> list[int]:
+    def _evidence(self, signals: EvidenceSignals, intent: Intent | None) -> bool:
+        """The evidence floor, with the intent as one more signal: a question clearly off the subject
+        (a bus timetable, income tax) is turned away, and a clear question about Scripture whose words one
+        verse holds ("pérolas aos porcos") is not."""
+        sure = intent is not None and intent.confidence >= INTENT_SURE
+        if sure and intent.name == OFFTOPIC:  # unless one verse holds every word it says
+            return 2 <= signals.lexical_terms <= signals.lexical_best
+        if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
+            return True
+        return self.floor.has_evidence(signals)
+
+    def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
         """Verses, among the best lexical and dense candidates, that hold a run of the message's words
         (``VERBATIM_WORDS`` in a row, typed loosely): a quotation, whatever else the message says."""
         wanted = shingles(words_of(plan.text).split(), VERBATIM_WORDS)
         if not wanted:
             return []
         found = []
-        for position in dict.fromkeys([*_top(scores, 50), *dense[:50]]):
+        held = self.lexical.by_coordination(plan.alternatives, scores, 50, mask)  # most of its words, anywhere
+        for position in dict.fromkeys([*held, *_top(scores, 50), *dense[:50]]):
             words = self._folded_words.get(position)
             if words is None:
                 words = self._folded_words[position] = words_of(self.bible.verses[position].text).split()

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def full(tmp_path_factory, use_embedder):
     config = IndexConfig(corpus_path=BLIVRE, data_dir=tmp_path_factory.mktemp("full"),
-                         topics_path=SHARED / "data" / "openbible-topic-votes.tsv")
+                         topics_path=SHARED / "data" / "openbible-topic-votes.tsv",
+                         people_path=SHARED / "data" / "theographic")
     report = build_index(config, embedder=use_embedder)
     assert not report.skipped and report.vectors_upserted == 31102
     assert build_index(config, embedder=use_embedder).skipped  # a restart does no work
@@ -193,3 +194,24 @@ def test_crisis_dev_set_through_the_pipeline(crisis_pastor):
     s = summary(result)
     assert s["risk_recall"] >= 0.9 and s["passive_indirect_recall"] >= 0.85 and s["false_alarms"] <= 0.1, s
     assert s["risk_without_help"] == 0
+
+
+def test_famous_verses_typed_from_memory_come_back_first(full):
+    """The 1,000 most-voted verses, 7 words from the middle typed loosely in everyday frames (made from the
+    corpus at run time): the quoted verse among the first three passages for at least 95% of them."""
+    from retrieval.evaluation import famous_verses
+
+    share, misses = famous_verses(full, 1000)
+    assert share >= 0.95, misses[:10]
+
+
+@pytest.mark.parametrize(("question", "mode", "expected"), [
+    ("parábola do filho pródigo", "passagem", "LUK.15.11"), ("quem foi Davi?", "pessoa", None),
+    ("o que aconteceu em Betel?", "lugar", None),
+    ("o que aconteceu no Getsêmani?", None, "MAT.26.36"), ("o senhor é meu pastor e nada me faltará", None, "PSA.23.1"),
+    ("oi, tudo bem?", "conversa", None)])
+def test_what_is_asked_is_understood(full, question, mode, expected):
+    result = full.search(question)
+    assert mode is None or result.mode == mode, result.as_dict()
+    assert result.mode != "cuidado"
+    assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]

@@ -17,7 +17,7 @@ IMMINENT = "imminent"
 DANGER = "danger"
 CONCERN = "concern"
 # a pattern is overruled when the meaning scores below this share of the threshold ("quero morrer kkkk")
-VETO_SHARE = 0.5
+VETO_SHARE = 0.75
 SUICIDE_SIGNALS = ("suicide-direct", "suicide-passive", "suicide-indirect")
 
 
