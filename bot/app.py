@@ -110,7 +110,7 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     config = PastorConfig(crisis_contacts=settings.crisis_contacts,
                           crisis_contacts_replace=settings.crisis_contacts_replace,
                           crisis_country=settings.crisis_country, translation=edition.name,
-                          provider_name=settings.llm_provider)
+                          provider_name=settings.llm_provider, propose_passages=settings.llm_propose_passages)
     screener = semantic_screener(retriever, Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis"))
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})

@@ -18,6 +18,7 @@ from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.progress import ParagraphProgress, Show
 from bot.prompts import answer_messages, reflection_messages
+from bot.proposals import proposed_sources
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
@@ -44,6 +45,7 @@ class PastorConfig:
     max_tokens: int = 700
     translation: str = ""
     provider_name: str = "none"
+    propose_passages: bool = False  # with an LLM: it proposes passages for Bible questions, checked before use
 
 
 class Pastor:
@@ -151,6 +153,12 @@ class Pastor:
             return Reply(self._join(prefix, texts.NO_EVIDENCE), CRISIS if screening.crisis else NO_EVIDENCE,
                          llm_called=llm_called, crisis_level=screening.level, query=query)
         sources = self._sources(result)
+        if self.llm is not None and self.config.propose_passages and care is None and not screening.crisis \
+                and result.status == Status.OK and (result.intent or {}).get("intent") in ("knowledge", "teaching"):
+            t = time.perf_counter()
+            sources = sources + await proposed_sources(query, lambda msgs: self._text(msgs, "propose", timings),
+                                                       self.retriever, {s.id for s in sources})
+            timings["proposals"] = time.perf_counter() - t
         status = CRISIS if screening.crisis else (REFERENCE if result.status == Status.REFERENCE else ANSWERED)
         before, after = passages.book_facts(self.retriever.bible, result)
         after = after or passages.continuation(result, len(sources), self.config.max_reference_verses)
@@ -191,6 +199,9 @@ class Pastor:
         return Reply(text, status, self._used_first(sources, checked.kept), checked.kept,
                      checked.removed, True, screening.level, query, corrected_quotes=checked.corrected_quotes,
                      removed_contacts=checked.removed_contacts, replaced_directives=checked.replaced_directives)
+
+    async def _text(self, messages, purpose: str, timings: dict[str, float]) -> str:
+        return (await self._complete(messages, purpose, timings, max_tokens=60, temperature=0.0)).text
 
     async def _complete(self, messages, purpose: str, timings: dict[str, float], max_tokens: int | None = None,
                         temperature: float = 0.3, on_text=None) -> Completion:

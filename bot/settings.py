@@ -27,6 +27,7 @@ class Settings(RetrievalSettings):
     anthropic_api_key: SecretStr = SecretStr("")
     anthropic_model: str = "claude-3-5-haiku-latest"
     llm_timeout: float = Field(default=60.0, gt=0)
+    llm_propose_passages: bool = False  # the model proposes passages for Bible questions (checked, then retrieved)
 
     transcription_provider: Literal["none", "openai", "groq"] = "none"
     transcription_base_url: str = ""  # any OpenAI-compatible /audio/transcriptions (a self-hosted speaches)

@@ -95,7 +95,8 @@ def test_interrupted_build_is_never_served_and_the_next_build_finishes(mini_conf
     monkeypatch.undo()
     report = build_index(mini_config, embedder=use_embedder)
     assert not report.skipped and "a última construção não terminou" in report.reasons
-    assert open_retriever(mini_config, embedder=use_embedder).search("qual versículo fala de um texto novo?", k=1).hits[0].id == "ROM.8.1"
+    rebuilt = open_retriever(mini_config, embedder=use_embedder)
+    assert rebuilt.search("qual versículo fala de um texto novo?", k=1).hits[0].id == "ROM.8.1"
 
 
 def _ensure_one_by_one(cache, texts, embedder):
