@@ -25,7 +25,9 @@ from pathlib import Path
 from retrieval.config import IndexConfig
 mode, corpus, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 topics = Path(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
-config = IndexConfig(corpus_path=corpus, data_dir=data, topics_path=topics)
+people = corpus.parent.parent / "data" / "theographic"  # Bible people and places, beside the corpus in shared/
+config = IndexConfig(corpus_path=corpus, data_dir=data, topics_path=topics,
+                     people_path=people if people.exists() else None)
 out = {}
 if mode == "build":
     from retrieval.builder import build_index

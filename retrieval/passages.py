@@ -66,6 +66,7 @@ class NamedPassages:
         self.passages = passages
         self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
         phrases = self.phrases
+        self._corrections: dict[str, str] = {}
         self._vocabulary: dict[tuple[str, int], list[str]] = {}  # (first letter, length) -> words of the names
         for word in {w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}:
             self._vocabulary.setdefault((word[0], len(word)), []).append(word)
@@ -135,6 +136,15 @@ class NamedPassages:
         """A long word one letter away from a word of the names ("prodijo", "ressureicao") is taken as it."""
         if len(word) < MIN_TYPO_LENGTH:
             return word
+        known = self._corrections.get(word)
+        if known is not None:
+            return known
+        if len(self._corrections) > 50_000:
+            self._corrections.clear()
+        self._corrections[word] = corrected = self._nearest(word)
+        return corrected
+
+    def _nearest(self, word: str) -> str:
         candidates = [c for n in (len(word) - 1, len(word), len(word) + 1)
                       for c in self._vocabulary.get((word[0], n), ())]
         if word in candidates:

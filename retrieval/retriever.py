@@ -148,9 +148,10 @@ class Retriever:
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
+        # the classifier alone never turns a life told into a quotation: a family without food is no verse
         quote = plan.quoted or signals.looks_like_a_quote or bool(verbatim) or (
             intent is not None and intent.name == QUOTATION
-            and (signals.quote_like or intent.confidence >= INTENT_SURE))
+            and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
         if quote:  # looking for one verse, not for care
@@ -191,7 +192,7 @@ class Retriever:
         verse holds ("pérolas aos porcos") is not."""
         sure = intent is not None and intent.confidence >= INTENT_SURE
         if sure and intent.name == OFFTOPIC:  # unless one verse holds every word it says
-            return 2 <= signals.lexical_terms <= signals.lexical_best
+            return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
             return True
         return self.floor.has_evidence(signals)

@@ -22,6 +22,20 @@ def hashing():
                              norm=None)
 
 
+class _LazyHashing:
+    """One vectorizer for every prediction (it keeps no state; building it costs more than using it)."""
+
+    _vectorizer = None
+
+    def transform(self, texts):
+        if self._vectorizer is None:
+            _LazyHashing._vectorizer = hashing()
+        return self._vectorizer.transform(texts)
+
+
+_HASHING = _LazyHashing()
+
+
 def folded(texts: Sequence[str]) -> list[str]:
     """The n-grams' text: folded, but with laughter and chat spelling kept (they tell a joke from a plea)."""
     return [fold(t) for t in texts]
@@ -54,8 +68,13 @@ class LinearTextModel:
     idf: np.ndarray  # (N_FEATURES,)
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-        x = features(hashing().transform(folded(texts)), self.idf, vectors)
-        logits = np.asarray(x @ self.coef.T) + self.intercept
+        from sklearn.preprocessing import normalize as l2
+
+        tf = _HASHING.transform(folded(texts)).astype(np.float64)
+        tf.data = np.log(tf.data) + 1.0
+        tf = l2(tf.multiply(self.idf).tocsr())  # the same features as `features`, without stacking the matrix
+        logits = np.asarray(tf @ self.coef[:, :N_FEATURES].T) + (vectors * EMBEDDING_WEIGHT) @ \
+            self.coef[:, N_FEATURES:].T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
