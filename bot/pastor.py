@@ -143,7 +143,8 @@ class Pastor:
             body, sources, cited = self.crisis.comfort(care.kind)
             return Reply(body, ANSWERED, sources, cited, query=query)
         prefix = self._safety_prefix(screening, country)
-        if result.mode == "conversa" and not screening.crisis:  # a greeting, thanks: answered as a person would
+        talk = result.mode == "conversa" or (result.status == Status.NO_EVIDENCE and self.smalltalk.recognises(message))
+        if talk and not screening.crisis:  # a greeting, thanks, "você é um robô?": answered as a person would
             return Reply(self.smalltalk.reply(message), ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),

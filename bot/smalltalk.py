@@ -11,6 +11,7 @@ from corpus.text import fold, normalize
 
 SMALLTALK_FILE = Path(__file__).resolve().parent / "data" / "smalltalk.toml"
 DEFAULT = "cumprimento"
+MAX_WORDS = 12
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class SmallTalk:
     def kind_of(self, text: str) -> Kind:
         folded = fold(normalize(text))
         return next((k for k in self.kinds if any(p.search(folded) for p in k.patterns)), self.default)
+
+    def recognises(self, text: str) -> bool:
+        """Whether a short message is, by its own words, thanks, a goodbye or a question about the bot."""
+        folded = fold(normalize(text))
+        return len(folded.split()) <= MAX_WORDS and any(p.search(folded) for k in self.kinds for p in k.patterns)
 
     def reply(self, text: str) -> str:
         return self.kind_of(text).reply

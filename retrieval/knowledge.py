@@ -14,6 +14,7 @@ from retrieval.results import OK, REFERENCE, SearchResult
 
 MAX_PASSAGE_VERSES = 200
 SMALLTALK_CONFIDENCE = 0.5
+THEME_OVER_GREETING = 0.85  # below this, two or three theme words ask for the theme, not a greeting
 SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells something
 NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
 TEACHING_NAME_SHARE = 0.6
@@ -23,6 +24,10 @@ _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos
                     r"|\bonde (?:fica|ficava|e|era)\b|\bo ?q(?:ue)? (?:e|era|foi|significa)\b"
                     r"|\b(?:fala|diz|falam|dizem) (?:de|do|da|sobre)\b|\bcidade\b")
 # asks who someone was ("quem foi Davi", "me fala de Abraão", "a história de Rute"), not about what they did
+# thanks given to God ("vlw Deus por tudo", "obrigado Senhor pela vida") is praise, not small talk with the bot;
+# "obrigado, Deus te abençoe" thanks the bot
+_THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
+                            r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _WHO = re.compile(r"\bquem (?:foi|era|e|eh|sao|foram)\b")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
@@ -46,9 +51,11 @@ class Knowledge:
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
         content = [w for w in words if w not in STOPWORDS]
-        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content)
+        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
+            len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
         if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
-                and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme:
+                and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme \
+                and not _THANKS_TO_GOD.search(" ".join(words)):
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING)
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching

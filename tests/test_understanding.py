@@ -133,3 +133,15 @@ async def test_small_talk_is_answered_warmly_never_with_the_no_evidence_text(mak
     talk = SmallTalk.load()
     assert reply.status == ANSWERED and reply.text == talk.reply(message) and talk.kind_of(message).name == kind
     assert NO_EVIDENCE not in reply.text and not reply.sources and not reply.llm_called
+
+
+def test_thanks_to_god_is_praise_not_small_talk(mini_retriever):
+    assert mini_retriever.search("vlw Deus por tudo q ele fez").mode != "conversa"
+    assert mini_retriever.search("obrigado, Deus te abençoe").mode == "conversa"
+
+
+@pytest.mark.parametrize(("message", "recognised"), [
+    ("to falando com uma inteligencia artificial?", True), ("quem ta por tras desse bot", True),
+    ("valeu!", True), ("meu pai morreu ontem e eu não sei o que fazer da vida", False), ("o que é a fé?", False)])
+def test_small_talk_words_are_recognised_when_the_search_finds_nothing(message, recognised):
+    assert SmallTalk.load().recognises(message) is recognised
