@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.intent import embedding_text, quoted_windows
+from retrieval.textmodel import LinearTextModel
 from retrieval.textmodel import features as _features
 from retrieval.textmodel import folded as _folded
 from retrieval.textmodel import hashing as _hashing
@@ -76,11 +77,7 @@ class RiskModel:
     report: dict  # cross-validated recall and false alarms on the bank, for /status and the README
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-        x = _features(_hashing().transform(_folded(texts)), self.idf, vectors)
-        logits = np.asarray(x @ self.coef.T) + self.intercept
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)
+        return LinearTextModel(self.classes, self.coef, self.intercept, self.idf).probabilities(texts, vectors)
 
     def risk(self, text: str, vector: np.ndarray) -> tuple[float, str]:
         """P(risk) of one message (its whole text: scoring sentences apart measured worse) and its likeliest
