@@ -207,10 +207,12 @@ def crisis_cache(tmp_path_factory, mini_index):
 @pytest.fixture(scope="session")
 def semantic_screener(crisis_cache, use_embedder):
     """Both layers of the crisis screening, with the model `crisis_cache` trained from the product's bank."""
-    from bot.safety.classifier import load_exemplars, trained_model
+    from bot.safety.classifier import load_exemplars, small_talk_exemplars, trained_model
     from bot.safety.screening import Screener
 
-    model = trained_model(use_embedder.embed, use_embedder.identity.slug, crisis_cache, load_exemplars())
+    # the bank `python -m bot` trains on the mini corpus (no topics: no Scripture windows), so the cache is shared
+    bank = load_exemplars() + small_talk_exemplars()
+    model = trained_model(use_embedder.embed, use_embedder.identity.slug, crisis_cache, bank)
     return Screener(model=model, embed=use_embedder.embed)
 
 

@@ -68,3 +68,10 @@ async def test_a_person_in_portugal_hears_portuguese_services(make_whatsapp, gra
     await deliver(client, channel, whatsapp_delivery("351912345678", "wamid.P1", "não quero mais viver, vou me matar"))
     body = graph_api.sent("text")[0]["text"]["body"]
     assert "112" in body and "808 24 24 24" in body and "188" not in body
+
+
+# (a goodbye such as "tchau pastor, fica com Deus" is still read near the threshold: farewells are a crisis sign)
+@pytest.mark.parametrize("text", ["bom dia pastor, tudo bem com o senhor?", "muito obrigado pastor",
+                                  "valeu demais, Deus abencoe sua vida", "boa tarde irmao, tudo em paz?"])
+def test_greetings_thanks_and_goodbyes_are_no_farewell(semantic_screener, text):
+    assert not semantic_screener.screen(text).crisis

@@ -174,6 +174,13 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
     return model
 
 
+def small_talk_exemplars() -> list[Exemplar]:
+    """Greetings, thanks and goodbyes are no farewell: the intent bank's small talk, as safe exemplars."""
+    from retrieval.intent import SMALLTALK, load_bank
+
+    return [Exemplar(text, "safe", "smalltalk") for text, intent in load_bank() if intent == SMALLTALK]
+
+
 def quotation_exemplars(bible, topics, count: int = 300) -> list[Exemplar]:
     """Scripture quoted from memory is not a crisis: windows of the most-voted verses, typed loosely in
     everyday frames, made at run time from the corpus (no verse text is kept in the bank's file)."""

@@ -79,9 +79,9 @@ class Screener:
 def semantic_screener(retriever, cache_dir: Path | None) -> Screener:
     """Both layers over the retriever's embedder (the message's vector is the one retrieval uses, cached);
     the model is trained from the bank on first use and kept in ``cache_dir``. Fails loudly, never degrades."""
-    from bot.safety.classifier import load_exemplars, quotation_exemplars, trained_model
+    from bot.safety.classifier import load_exemplars, quotation_exemplars, small_talk_exemplars, trained_model
 
-    bank = load_exemplars() + quotation_exemplars(retriever.bible, retriever.topics)
+    bank = load_exemplars() + quotation_exemplars(retriever.bible, retriever.topics) + small_talk_exemplars()
     model = trained_model(retriever.embedder.embed, retriever.embedder.identity.slug, cache_dir, bank)
     return Screener(model=model, embed=lambda texts: np.stack([retriever.embed_query(t) for t in texts]))
 
