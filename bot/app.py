@@ -21,13 +21,14 @@ from bot.metrics import Metrics
 from bot.pastor import Pastor, PastorConfig
 from bot.safety.screening import semantic_screener
 from bot.settings import Settings
+from bot.supervisor import Supervisor
 from bot.transcription import create_transcriber
 from bot.voice import VoiceNotes
 from corpus.editions import edition_for
 from retrieval.builder import build_index
 from retrieval.config import IndexConfig
 from retrieval.retriever import Retriever
-from retrieval.startup import IndexNotReady, open_retriever
+from retrieval.startup import IndexNotReady, open_retriever, stage
 
 log = logging.getLogger("pastor.app")
 
@@ -62,13 +63,15 @@ class App:
     voice: VoiceNotes | None = None  # None without TRANSCRIPTION_PROVIDER: voice notes get "only text"
     words: VerseOfTheDay | None = None
     daily_round: DailyRound | None = None  # set by `serve` once the channels are up
+    supervisor: Supervisor = field(default_factory=Supervisor)  # the background work `serve` starts
 
     async def close(self) -> None:
         await self.http.aclose()
 
-    def ready(self) -> dict[str, bool]:
-        """What /readyz reports: the index this process serves still answers in full, and the database writes."""
-        return {"index": self._index_serves(), "database": self.memory.writable()}
+    def ready(self) -> dict[str, bool | str]:
+        """What /readyz reports: the index this process serves still answers in full, the database writes,
+        and no background task keeps failing."""
+        return {"index": self._index_serves(), "database": self.memory.writable(), "tasks": self.supervisor.ready()}
 
     def _index_serves(self) -> bool:
         if self.retriever is None:
@@ -104,14 +107,17 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     http = http or http_client(settings.llm_timeout)
     llm = create_provider(settings, http)  # a missing key is reported before the index is opened
     transcriber = create_transcriber(settings, http)
-    retriever = retriever or open_index(settings, on_build=on_build)
-    memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
+    with stage("índice aberto (total)"):
+        retriever = retriever or open_index(settings, on_build=on_build)
+    with stage("banco de dados conectado"):
+        memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts,
                           crisis_contacts_replace=settings.crisis_contacts_replace,
                           crisis_country=settings.crisis_country, translation=edition.name,
                           provider_name=settings.llm_provider, propose_passages=settings.llm_propose_passages)
-    screener = semantic_screener(retriever, Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis"))
+    with stage("triagem de crise"):
+        screener = semantic_screener(retriever, Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis"))
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
     pastor = Pastor(retriever, memory, llm, config, metrics, screener)
@@ -123,6 +129,6 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
         log.error("versículo do dia desativado: %s (edite bot/data/daily_verses.toml)", error)
     app = App(settings, IndexConfig.from_settings(settings), retriever, memory, pastor, http, metrics,
               voice=VoiceNotes(transcriber, settings.voice_max_seconds, metrics) if transcriber else None,
-              words=words)
+              words=words, supervisor=Supervisor(metrics))
     logging.getLogger("pastor").addHandler(app.errors)
     return app

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from typing import Protocol
 
 from bot.care.team import BUTTON, RELAY, CareTeam, Team, asks_for_a_person
@@ -29,10 +30,12 @@ from bot.leases import replica_name
 from bot.logs import message_id
 from bot.memory import Memory
 from bot.metrics import Metrics
+from bot.outage import StorageUnavailable
 from bot.outgoing import Outgoing
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
 from bot.safety.country import country_of
+from bot.supervisor import Supervisor
 from bot.transcription import Audio
 from bot.voice import VoiceNotes
 
@@ -77,7 +80,8 @@ class Conversation:
                  policy: DeliveryPolicy | None = None, metrics: Metrics | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, clock: Callable[[], float] = time.time,
                  concurrency: int = 64, voice: VoiceNotes | None = None, devotional: Devotional | None = None,
-                 replica: str | None = None, lease_seconds: float = CHAT_LEASE_SECONDS, care_team: Team | None = None):
+                 replica: str | None = None, lease_seconds: float = CHAT_LEASE_SECONDS, care_team: Team | None = None,
+                 supervisor: Supervisor | None = None):
         self.pastor, self.memory, self.inbox = pastor, memory, memory.inbox
         self.status_text, self.attribution, self.admins = status_text, attribution, admins
         self.rate_limit = ChatRateLimit() if rate_limit is None else rate_limit
@@ -88,7 +92,8 @@ class Conversation:
         self.devotional = devotional  # None: no verse of the day, subscriptions or cards (tests of the core)
         self.channels: dict[str, Channel] = {}
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
-        self._sweeper: asyncio.Task | None = None
+        self.supervisor = supervisor or Supervisor(self.metrics)  # real time, whatever ``sleep`` tests inject
+        self._owns_supervisor = supervisor is None
         self._slots = asyncio.Semaphore(concurrency)  # chats answered at once; the others wait their turn
         self.replica = replica or replica_name()
         self.lease_seconds = lease_seconds
@@ -108,19 +113,21 @@ class Conversation:
         return True
 
     def start(self, sweep_every: float = 5.0) -> int:
-        """Resume every chat with a message not yet delivered, and retry postponed deliveries from now on."""
+        """Resume every chat with a message not yet delivered, and retry postponed deliveries from now on
+        (the sweep runs under the supervisor, and at once when the database comes back from an outage)."""
         chats = self.inbox.pending_chats(due_before=float("inf"))
         for channel, chat_id in chats:
             self._wake(channel, chat_id)
         if chats:
             log.info("retomando %d conversa(s) com mensagens ainda não entregues", len(chats))
-        self._sweeper = asyncio.create_task(self._sweep(sweep_every))
+        self.supervisor.periodic("varredura", self.sweep, sweep_every, now=False)
+        self.memory.db.outage.on_back(self._database_back)
         return len(chats)
 
     async def stop(self, grace: float = 30.0) -> None:
         """Let the answers in flight finish (up to ``grace`` seconds); what is left resumes on the next start."""
-        if self._sweeper:
-            self._sweeper.cancel()
+        if self._owns_supervisor:
+            await self.supervisor.stop()
         workers = list(self._workers.values())
         if workers:
             done, pending = await asyncio.wait(workers, timeout=grace)
@@ -133,11 +140,19 @@ class Conversation:
         while self._workers:
             await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
 
-    async def _sweep(self, every: float) -> None:
-        while True:
-            await asyncio.sleep(every)
-            for channel, chat_id in self.inbox.pending_chats():
-                self._wake(channel, chat_id)
+    def sweep(self, due_before: float | None = None) -> int:
+        """Wake every chat with a message due; how many."""
+        chats = self.inbox.pending_chats(due_before)
+        for channel, chat_id in chats:
+            self._wake(channel, chat_id)
+        return len(chats)
+
+    def _database_back(self) -> None:
+        """After an outage: every chat left waiting is worked again now (postponed deliveries keep their time)."""
+        try:
+            self.sweep()
+        except StorageUnavailable:
+            pass  # down again already: the supervised sweep retries
 
     def _wake(self, channel: str, chat_id: str) -> None:
         key = (channel, chat_id)
@@ -156,9 +171,13 @@ class Conversation:
                         return
                 finally:
                     keeper.cancel()
-                    leases.release(lease, self.replica)
+                    with contextlib.suppress(StorageUnavailable):  # it expires by itself
+                        leases.release(lease, self.replica)
                 if self.inbox.next_for(channel.name, chat_id) is None:
                     return  # nothing arrived while the lease was being given up
+        except StorageUnavailable as error:  # the message stays in the inbox: worked again when the database is back
+            self.metrics.storage_unavailable.labels("conversation").inc()
+            log.warning("conversa %s/%s em espera: %s", channel.name, chat_id, error)
         finally:
             self._workers.pop(key, None)
 
@@ -180,14 +199,18 @@ class Conversation:
         """Renew the lease while the chat is worked; return (ending the work) if it cannot be kept."""
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
-            if not self.memory.leases.renew(lease, self.replica, self.lease_seconds):
+            try:
+                held = self.memory.leases.renew(lease, self.replica, self.lease_seconds)
+            except StorageUnavailable:
+                continue  # nobody can take it while the database is away; the next renewal tells
+            if not held:
                 log.error("a conversa %s não é mais desta réplica", lease)
                 return
 
     async def _process(self, channel: Channel, entry: Entry) -> bool:
         if entry.state == RECEIVED:
             parts, outcome = await self._answer(channel, entry.inbound)
-            self.inbox.answered(entry.seq, parts, outcome)
+            await self._durably(lambda: self.inbox.answered(entry.seq, parts, outcome))
             entry = replace(entry, state=ANSWERED, parts=parts, outcome=outcome)
         return await self._deliver(channel, entry)
 
@@ -195,6 +218,8 @@ class Conversation:
         """The wire calls of the answer, and the pastor's status when it is one of his answers."""
         try:
             outgoing = await self._respond(channel, inbound)
+        except StorageUnavailable:
+            raise  # not the person's fault, nor an answer: the message is answered when the database is back
         except Exception as error:  # the bot goes on; the person gets an apology
             log.error("erro ao preparar a resposta: %s: %s", type(error).__name__, error)
             outgoing = [Outgoing("notice", messages.SORRY)]
@@ -212,19 +237,33 @@ class Conversation:
                     log.error("entrega recusada por %s, desistindo desta mensagem: %s", channel.name, error)
                     if error.unreachable and self.devotional is not None:
                         self.devotional.unreachable(entry.inbound, str(error))
-                    self.inbox.failed(entry.seq, str(error))
+                    await self._durably(partial(self.inbox.failed, entry.seq, str(error)))
                     self.metrics.deliveries.labels(channel.name, "failed").inc()
                     return True
                 log.warning("entrega adiada em %s (tentativa %d): %s", channel.name, entry.attempts + 1, error)
-                self.inbox.postpone(entry.seq, self.clock() + self.policy.later, str(error))
+                await self._durably(partial(self.inbox.postpone, entry.seq, self.clock() + self.policy.later,
+                                            str(error)))
                 self.metrics.deliveries.labels(channel.name, "postponed").inc()
                 return False
-            self.inbox.sent(entry.seq, index + 1)
-        self.inbox.delivered(entry.seq)
+            await self._durably(partial(self.inbox.sent, entry.seq, index + 1))
+        await self._durably(lambda: self.inbox.delivered(entry.seq))
         self.metrics.deliveries.labels(channel.name, "delivered").inc()
         if entry.outcome:  # an answer counts once the person has it, never when only prepared
             self.metrics.messages.labels(channel.name, entry.outcome).inc()
         return True
+
+    async def _durably(self, write: Callable[[], object]) -> None:
+        """A write that records what already happened (a part sent, an answer made): kept until the database
+        takes it, so nothing is sent twice nor answered again after a short outage."""
+        wait = 0.2
+        while True:
+            try:
+                write()
+                return
+            except StorageUnavailable:
+                self.metrics.storage_unavailable.labels("delivery").inc()
+                await self.memory.db.outage.wait_back(wait)
+                wait = min(wait * 2, 2.0)
 
     # -- what to answer --------------------------------------------------------------------------
     async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -10,7 +10,8 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
-from bot.storage import Database
+from bot.storage import Database, StorageUnavailable
+from bot.supervisor import Supervisor
 
 log = logging.getLogger("pastor.leases")
 
@@ -88,41 +89,43 @@ def _running(owner: str) -> bool:
 
 class Leader:
     """Runs ``lead`` on the one replica holding lease ``name`` and ``step_down`` if it loses it
-    (Telegram long polling: two pollers of one bot conflict)."""
+    (Telegram long polling: two pollers of one bot conflict). Renewal runs under a supervisor."""
 
     def __init__(self, leases: Leases, name: str, owner: str, lead: Callable[[], Awaitable[None]],
-                 step_down: Callable[[], Awaitable[None]], seconds: float = 30.0):
+                 step_down: Callable[[], Awaitable[None]], seconds: float = 30.0, supervisor: Supervisor | None = None):
         self.leases, self.name, self.owner = leases, name, owner
         self.lead, self.step_down, self.seconds = lead, step_down, seconds
         self.leading = False
-        self._task: asyncio.Task | None = None
+        self.supervisor = supervisor or Supervisor()
+        self._owns_supervisor = supervisor is None
 
     async def start(self) -> None:
         """Try once now (a single replica leads from its first second), then keep trying in the background."""
         await self._round()
-        self._task = asyncio.create_task(self._loop())
+        self.supervisor.periodic(f"concessao:{self.name}", self._round, self.seconds / 3, now=False)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        if self._owns_supervisor:
+            await self.supervisor.stop()
         if self.leading:
             await self.step_down()
             self.leading = False
-        self.leases.release(self.name, self.owner)
-
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.seconds / 3)
-            await self._round()
+        with contextlib.suppress(StorageUnavailable):  # it expires by itself
+            self.leases.release(self.name, self.owner)
 
     async def _round(self) -> None:
-        held = self.leases.renew(self.name, self.owner, self.seconds)  # unsure: step down, never two leaders
+        try:
+            held = self.leases.renew(self.name, self.owner, self.seconds)
+        except StorageUnavailable:
+            held = None  # unsure: step down, never two leaders
         if held and not self.leading:
             log.info("esta réplica assumiu %s", self.name)
             await self.lead()
             self.leading = True
         elif not held and self.leading:
-            log.warning("esta réplica deixou %s (outra assumiu)", self.name)
+            log.warning("esta réplica deixou %s (%s)", self.name,
+                        "banco de dados indisponível" if held is None else "outra assumiu")
             await self.step_down()
             self.leading = False
+        if held is None:
+            raise StorageUnavailable(f"não foi possível renovar {self.name}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from bot.outage import StorageUnavailable
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -42,6 +44,10 @@ class Metrics:
         self.transcriptions = Counter("pastor_transcriptions", "Áudios recebidos, por provedor e resultado "
                                       "(ok, empty, too_long, error, download_error)", ["provider", "result"],
                                       registry=r)
+        self.task_failures = Counter("pastor_task_failures", "Falhas de tarefas de fundo (varredura, rodada do "
+                                     "versículo do dia, retenção, concessões, long polling)", ["task"], registry=r)
+        self.storage_unavailable = Counter("pastor_storage_unavailable", "Operações recusadas porque o banco de "
+                                           "dados não respondia", ["where"], registry=r)
         self.transcription_seconds = Histogram("pastor_transcription_seconds", "Duração das transcrições",
                                                ["provider"], registry=r,
                                                buckets=(0.5, 1, 2, 4, 8, 15, 30, 60, 120))
@@ -76,7 +82,10 @@ class _OutboxCollector:
         self.inbox = inbox
 
     def collect(self):
-        count, oldest = self.inbox.backlog()
+        try:
+            count, oldest = self.inbox.backlog()
+        except StorageUnavailable:  # the database is away: /metrics still answers, without these two
+            return
         yield GaugeMetricFamily("pastor_outbox_pending", "Mensagens recebidas ainda não entregues", value=count)
         yield GaugeMetricFamily("pastor_outbox_oldest_seconds", "Idade da mais antiga ainda não entregue",
                                 value=oldest)

@@ -4,6 +4,9 @@ Stores (`Memory`, `Inbox`, `Subscriptions`, `Leases`) take a `Database` and writ
 subset both engines speak: `?` placeholders, `insert ... on conflict ... do nothing / do update`.
 `execute` runs one statement and commits it unless a `transaction()` of this thread is open; rows are
 read before the call returns, so a result never holds a connection.
+
+A database that stops answering raises `StorageUnavailable` quickly (short connect and statement
+timeouts), and then at once for every call until a probe finds it back (`bot.outage.Outage`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,14 @@ from pathlib import Path
 
 import sqlite_utils
 
+from bot.outage import Outage, StorageError, StorageUnavailable
 from retrieval.shared import redact
+
+__all__ = ["Database", "PostgresDatabase", "Result", "SQLiteDatabase", "StorageError", "StorageUnavailable",
+           "open_database"]
+CONNECT_TIMEOUT = 2  # seconds to reach PostgreSQL before a call fails (the loop waits at most this, once)
+STATEMENT_TIMEOUT_MS = 5000
+BUSY_TIMEOUT_MS = 1000  # SQLite: how long a write waits for another process's lock before failing
 
 
 @dataclass(frozen=True)
@@ -32,14 +42,11 @@ class Result:
         return self.rows
 
 
-class StorageError(RuntimeError):
-    """The configured database cannot be used; the message says why (never the password)."""
-
-
 class Database:
     """What every store needs from a database."""
 
     kind = ""
+    outage: Outage
 
     def execute(self, sql: str, params: Sequence = ()) -> Result:
         raise NotImplementedError
@@ -87,7 +94,8 @@ class SQLiteDatabase(Database):
         self.db = db
         self._lock = threading.RLock()
         self._local = threading.local()
-        db.execute("PRAGMA busy_timeout = 5000")
+        self.outage = Outage(self._probe)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if db.conn.execute("PRAGMA database_list").fetchone()[2]:  # a file, not :memory:
             db.enable_wal()
             # WAL + NORMAL: a commit survives the process being killed (only a power cut may lose the last
@@ -98,17 +106,25 @@ class SQLiteDatabase(Database):
     def open(cls, path: Path | str) -> SQLiteDatabase:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return cls(sqlite_utils.Database(sqlite3.connect(str(path), check_same_thread=False, timeout=5.0)))
+        return cls(sqlite_utils.Database(sqlite3.connect(str(path), check_same_thread=False,
+                                                         timeout=BUSY_TIMEOUT_MS / 1000)))
 
     def execute(self, sql: str, params: Sequence = ()) -> Result:
+        if not getattr(self._local, "depth", 0):
+            self.outage.check()  # before the lock: the probe may hold it while the file is locked
         with self._lock:
             if getattr(self._local, "depth", 0):
                 return _read(self.db.conn.execute(sql, list(params)))
-            with self.db.conn:
-                return _read(self.db.conn.execute(sql, list(params)))
+            try:
+                with self.db.conn:
+                    return _read(self.db.conn.execute(sql, list(params)))
+            except sqlite3.OperationalError as error:
+                raise self._unavailable(error) from None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        if not getattr(self._local, "depth", 0):
+            self.outage.check()
         with self._lock:
             depth = getattr(self._local, "depth", 0)
             self._local.depth = depth + 1
@@ -116,12 +132,29 @@ class SQLiteDatabase(Database):
                 if depth:
                     yield
                 else:
-                    with self.db.conn:
-                        yield
+                    try:
+                        with self.db.conn:
+                            yield
+                    except sqlite3.OperationalError as error:
+                        raise self._unavailable(error) from None
             finally:
                 self._local.depth = depth
 
+    def _unavailable(self, error: sqlite3.OperationalError) -> Exception:
+        """A locked or unreadable file is an outage; a mistake in the SQL stays what it is."""
+        text = str(error).lower()
+        if any(word in text for word in ("locked", "busy", "disk i/o", "unable to open", "readonly")):
+            return self.outage.failed(error)
+        return error
+
+    def _probe(self) -> None:
+        with self._lock:
+            self.db.conn.execute("begin immediate")
+            self.db.conn.execute("rollback")
+
     def writable(self) -> bool:
+        if self.outage.down:
+            return False
         try:
             with self._lock:
                 self.db.execute("create temp table if not exists _probe (x)")
@@ -144,34 +177,35 @@ class SQLiteDatabase(Database):
 
 
 class PostgresDatabase(Database):
-    """PostgreSQL through a psycopg 3 connection pool: what lets several replicas share one state."""
+    """PostgreSQL through a small pool of psycopg 3 connections: what lets several replicas share one state.
+
+    Connections are opened on demand with a short timeout and dropped when broken; nothing reconnects in
+    the background with a growing backoff, so the first call after the database is back succeeds.
+    """
 
     kind = "postgresql"
 
-    def __init__(self, url: str, max_size: int = 8):
+    def __init__(self, url: str, max_idle: int = 8):
         import psycopg
 
         self.url = redact(url)
-        from psycopg_pool import ConnectionPool
-
-        self._psycopg = psycopg
+        self._dsn, self._psycopg = url, psycopg
         self._local = threading.local()
+        self._idle: list = []
+        self._idle_lock = threading.Lock()
+        self.max_idle = max_idle
+        self.outage = Outage(self._probe, mask=lambda text: _mask(text, url))
         try:  # one direct attempt first: a wrong address or password fails at once, with a clear reason
-            psycopg.connect(url, connect_timeout=10).close()
+            self._release(self._connect())
         except psycopg.Error as error:
             reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            for secret in url_passwords(url):
-                reason = reason.replace(secret, "***")
-            raise StorageError(f"PostgreSQL inacessível em {redact(url)}: {reason}") from None
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_size, kwargs={"autocommit": True},
-                                   open=False, name="pastor")
-        self.pool.open(wait=True, timeout=30)
+            raise StorageError(f"PostgreSQL inacessível em {redact(url)}: {_mask(reason, url)}") from None
 
     def execute(self, sql: str, params: Sequence = ()) -> Result:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             return _read(conn.execute(_placeholders(sql), list(params)))
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             return _read(conn.execute(_placeholders(sql), list(params)))
 
     @contextmanager
@@ -179,12 +213,62 @@ class PostgresDatabase(Database):
         if getattr(self._local, "conn", None) is not None:
             yield
             return
-        with self.pool.connection() as conn, conn.transaction():
-            self._local.conn = conn
-            try:
-                yield
-            finally:
-                self._local.conn = None
+        with self._connection() as conn:
+            with conn.transaction():
+                self._local.conn = conn
+                try:
+                    yield
+                finally:
+                    self._local.conn = None
+
+    @contextmanager
+    def _connection(self) -> Iterator:
+        """A connection for one call or transaction; an unreachable database is `StorageUnavailable`."""
+        psycopg = self._psycopg
+        self.outage.check()
+        try:
+            conn = self._take()
+        except psycopg.OperationalError as error:
+            raise self.outage.failed(error) from None
+        try:
+            yield conn
+        except psycopg.OperationalError as error:
+            conn.close()
+            raise self.outage.failed(error) from None
+        except BaseException:
+            self._release(conn)
+            raise
+        else:
+            self._release(conn)
+
+    def _connect(self):
+        return self._psycopg.connect(self._dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
+                                     options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}")
+
+    def _take(self):
+        with self._idle_lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if not conn.closed:
+                    return conn
+        return self._connect()
+
+    def _release(self, conn) -> None:
+        ok = not conn.closed and not conn.broken and conn.info.transaction_status == \
+            self._psycopg.pq.TransactionStatus.IDLE
+        with self._idle_lock:
+            if ok and len(self._idle) < self.max_idle:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def _probe(self) -> None:
+        with self._psycopg.connect(self._dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as conn:
+            conn.execute("select 1")
+        with self._idle_lock:  # connections from before the outage are dead: start afresh
+            stale, self._idle = self._idle, []
+        for conn in stale:
+            conn.close()
 
     def writable(self) -> bool:
         try:
@@ -193,17 +277,26 @@ class PostgresDatabase(Database):
                 self.execute("insert into _probe values (1)")
                 self.execute("delete from _probe")
             return True
-        except self._psycopg.Error:
+        except (self._psycopg.Error, StorageUnavailable):
             return False
 
     def close(self) -> None:
-        self.pool.close()
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
     def describe(self) -> str:
         return f"PostgreSQL ({self.url})"
 
     def _lock_migrations(self) -> None:
         self.execute("select pg_advisory_xact_lock(?)", [MIGRATION_LOCK])
+
+
+def _mask(text: str, url: str) -> str:
+    for secret in url_passwords(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 MIGRATION_LOCK = 7_415_001  # advisory lock key held while a replica migrates

@@ -54,6 +54,21 @@ class PostgresServer:
             shutil.chown(self.dir, "postgres")
         subprocess.run(self._as_owner([str(self.bin / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
                                        "--no-sync", "-E", "UTF8"]), check=True, capture_output=True)
+        return self._run()
+
+    def halt(self) -> None:
+        """Stop the server as an outage does (fast shutdown: clients are cut off), keeping its data."""
+        if self.process is not None and self.process.poll() is None:
+            subprocess.run(self._as_owner([str(self.bin / "pg_ctl"), "stop", "-D", str(self.dir / "data"), "-m",
+                                           "fast", "-w"]), check=True, capture_output=True)
+            self.process.wait(timeout=20)
+
+    def resume(self) -> PostgresServer:
+        """Start the halted server again, same data and port."""
+        return self._run()
+
+    def _run(self) -> PostgresServer:
+        data = self.dir / "data"
         self.process = subprocess.Popen(
             self._as_owner([str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port), "-h", "127.0.0.1",
                             "-k", str(self.dir), "-F", "-c", "max_connections=200"]),

@@ -4,6 +4,7 @@ duplicate deliveries, deletion, retention."""
 from bot.inbox import Inbound
 from bot.memory import MIGRATIONS, Memory
 from bot.reply import Source
+from bot.storage import BUSY_TIMEOUT_MS
 
 
 def open_memory(url, tmp_path, clock=None) -> Memory:
@@ -22,7 +23,7 @@ def test_reopening_keeps_everything_and_migrates_once(database_url, tmp_path):
     assert again.db.applied_migrations() == [name for name, _ in MIGRATIONS]
     if again.db.kind == "sqlite":
         assert again.db.execute("pragma journal_mode").fetchone()[0] == "wal"
-        assert again.db.execute("pragma busy_timeout").fetchone()[0] == 5000
+        assert again.db.execute("pragma busy_timeout").fetchone()[0] == BUSY_TIMEOUT_MS
     assert again.writable()
     assert again.db.describe().startswith({"sqlite": "SQLite (", "postgresql": "PostgreSQL (postgresql://"}[again.db.kind])
 

@@ -13,7 +13,7 @@ import httpx
 from bot.llm.ollama import OllamaProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.run import retention_job, warm_up
+from bot.run import retention, warm_up
 from bot.safety.screening import Screener
 from bot.server import build_server
 from bot.status import status_text
@@ -122,9 +122,20 @@ async def test_retention_job_purges_old_conversations(tmp_path):
     memory.add_exchange("a", "antiga", "antiga", "r", "answered")
     now[0] += 31 * 86400
     memory.add_exchange("a", "recente", "recente", "r", "answered")
-    stop = asyncio.Event()
-    job = asyncio.create_task(retention_job(memory, 30, stop, every=0.05))
-    await asyncio.sleep(0.2)
-    stop.set()
-    await job
+    assert retention(memory, 30)() == 2
     assert [t.text for t in memory.window("a")] == ["recente", "r"]
+
+
+async def test_a_wrong_database_url_is_reported_as_the_database_never_as_the_index(mini_index, tmp_path, capsys):
+    from bot.run import prepare
+    from bot.settings import Settings
+    from tests.servers import free_port
+
+    settings = Settings(_env_file=None, corpus_path=mini_index.corpus_path, data_dir=mini_index.data_dir,
+                        topics_path="", people_path="", llm_provider="none", http_host="127.0.0.1",
+                        http_port=free_port(), database_url=f"postgresql://pastor:s3gredo@127.0.0.1:{free_port()}/x")
+    assert await prepare(settings) is None
+    said = capsys.readouterr().err
+    assert "banco de dados indisponível" in said and "DATABASE_URL" in said
+    assert "apague" not in said and "retrieval build" not in said and "s3gredo" not in said
+    assert mini_index.manifest_path.exists()  # the good index is left alone

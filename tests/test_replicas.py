@@ -43,10 +43,10 @@ async def test_one_leader_at_a_time_and_a_successor_when_it_dies(database_url, t
     await second.start()
     await asyncio.sleep(0.5)
     assert events == ["a lidera"] and first.leading and not second.leading
-    first._task.cancel()  # "a" freezes or dies: it neither renews nor releases
+    await first.supervisor.stop()  # "a" freezes or dies: it neither renews nor releases
     await asyncio.sleep(1.2)
     assert events == ["a lidera", "b lidera"] and second.leading
-    first._task = asyncio.create_task(first._loop())  # "a" comes back: it finds "b" leading and steps down
+    first.supervisor.periodic("renovar", first._round, 0.2, now=False)  # "a" comes back, finds "b" leading
     await asyncio.sleep(0.5)
     assert events == ["a lidera", "b lidera", "a sai"] and not first.leading
     await second.stop()  # a clean stop releases at once

@@ -32,7 +32,8 @@ async def test_python_m_bot_runs_telegram_by_polling(mini_index, bot_api, tmp_pa
         async with httpx.AsyncClient() as client:
             assert (await client.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
             ready = await client.get(f"http://127.0.0.1:{port}/readyz")
-            assert ready.status_code == 200 and ready.json()["checks"] == {"index": True, "database": True}
+            assert ready.status_code == 200
+            assert ready.json()["checks"] == {"index": True, "database": True, "tasks": True}
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), timeout=60)

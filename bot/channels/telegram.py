@@ -33,6 +33,7 @@ from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
+from bot.outage import StorageUnavailable
 from bot.outgoing import card_button_data
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
@@ -57,6 +58,7 @@ ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+STORE_ATTEMPTS, STORE_WAIT = 5, 0.4  # a polled batch waits up to ~2 s for the database before it is refetched
 ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": "apagar:sim"},
                                       {"text": "Cancelar", "callback_data": "apagar:nao"}]]}
 
@@ -70,9 +72,20 @@ class InboxBot(ExtBot):
 
     async def get_updates(self, *args, **kwargs):
         updates = await super().get_updates(*args, **kwargs)
-        if self._on_updates is not None:
-            self._on_updates(updates)
+        if self._on_updates is not None and updates and not await self._stored(updates):
+            return ()  # not confirmed: Telegram hands them over again on the next call
         return updates
+
+    async def _stored(self, updates) -> bool:
+        """Store a batch, waiting a little for a database that is away; False if it stays away."""
+        for _ in range(STORE_ATTEMPTS):
+            try:
+                self._on_updates(updates)
+                return True
+            except StorageUnavailable:
+                await asyncio.sleep(STORE_WAIT)
+        log.warning("%d atualização(ões) do Telegram não confirmadas: banco de dados indisponível", len(updates))
+        return False
 
 
 class TelegramChannel:
@@ -114,6 +127,12 @@ class TelegramChannel:
         await self.bot.delete_webhook()
         await self.app.updater.start_polling(timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES,
                                              error_callback=self._polling_error)
+
+    async def keep_polling(self, leading: bool) -> None:
+        """Start long polling again if it stopped by itself while this replica leads."""
+        if leading and self.app.updater is not None and not self.app.updater.running:
+            log.error("o long polling do Telegram tinha parado: reiniciando")
+            await self.start_polling()
 
     async def stop_intake(self) -> None:
         """Stop polling (its last ``getUpdates`` stores what it confirms); sending still works."""
@@ -358,6 +377,8 @@ class TelegramWebhook:
         try:
             update = Update.de_json(data, self.channel.bot)
             self.channel.accept(update)
+        except StorageUnavailable:
+            raise  # the server answers 503: Telegram delivers it again
         except Exception as error:  # untrusted input of any odd shape: a 400, never a 500 with a traceback
             log.warning("atualização do Telegram malformada recusada: %s", type(error).__name__)
             return web.json_response({"error": "malformed update"}, status=400)
