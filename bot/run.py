@@ -22,6 +22,7 @@ from bot.llm.base import LLMError
 from bot.llm.factory import LLMConfigError
 from bot.server import build_server
 from bot.status import status_text
+from bot.storage import StorageError
 from bot.transcription import TranscriberConfigError
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
@@ -29,6 +30,8 @@ from retrieval.people import CREDIT as PEOPLE_CREDIT
 from retrieval.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
+
+RETENTION_EVERY = 3600.0
 
 
 def translation(app: App) -> str:
@@ -50,7 +53,8 @@ def conversation(app: App) -> Conversation:
     devotional = Devotional(app.words, app.memory, app.retriever.bible, translation(app)) if app.words else None
     return Conversation(app.pastor, app.memory, status, attribution(app), app.settings.admins, metrics=app.metrics,
                         voice=app.voice, devotional=devotional, replica=app.replica,
-                        lease_seconds=app.settings.chat_lease_seconds, care_team=care_team(app.settings))
+                        lease_seconds=app.settings.chat_lease_seconds, care_team=care_team(app.settings),
+                        supervisor=app.supervisor)
 
 
 def care_team(settings) -> Team:
@@ -98,17 +102,16 @@ def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, Wha
                                     settings.whatsapp_app_secret.get_secret_value())
 
 
-async def retention_job(memory, days: int, stop: asyncio.Event, every: float = 3600.0) -> None:
-    """Purge conversations older than ``days``, now and then every ``every`` seconds, until ``stop``."""
-    while not stop.is_set():
+def retention(memory, days: int):
+    """One purge of the conversations older than ``days`` (0: kept until /apagar, only old inbox rows go)."""
+    def purge() -> int:
         removed = memory.purge_older_than(days * 86400)
         if removed:
             log.info("retenção: %d registros antigos apagados (conversas: %s)", removed,
                      f"{days} dias" if days else "até /apagar")
-        try:
-            await asyncio.wait_for(stop.wait(), timeout=every)
-        except TimeoutError:
-            pass
+        return removed
+
+    return purge
 
 
 async def warm_up(app: App) -> None:
@@ -158,8 +161,10 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
                                  poll=False)
             if not webhook:  # one replica polls (two pollers of one bot conflict); another takes over if it dies
                 poller = Leader(app.memory.leases, "telegram-poller", core.replica, telegram.start_polling,
-                                telegram.stop_intake)
+                                telegram.stop_intake, supervisor=app.supervisor)
                 await poller.start()
+                app.supervisor.periodic("long-polling", lambda: telegram.keep_polling(poller.leading), 5.0,
+                                        now=False)
             started.append("Telegram por webhook" if webhook else (
                 "Telegram por long polling" if poller.leading else
                 "Telegram: outra réplica faz o long polling; esta assume se aquela cair"))
@@ -171,18 +176,18 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         if app.words is not None:
             app.daily_round = DailyRound(app.memory.subscriptions, app.words, core.accept,
                                          lambda: {name for name, channel in core.channels.items() if channel.scheduled})
-            app.daily_round.start()
+            app.daily_round.start(app.supervisor)
             started.append(f"versículo do dia: rodada a cada minuto ({settings.timezone})")
         started.append(describe_team(core.care.team))
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
+        app.supervisor.periodic("retencao", retention(app.memory, settings.retention_days), RETENTION_EVERY)
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,
               flush=True)
-        await retention_job(app.memory, settings.retention_days, stop)
+        await stop.wait()
     finally:
         warming.cancel()
-        if app.daily_round is not None:
-            app.daily_round.stop()
+        await app.supervisor.stop()
         if poller is not None:
             await poller.stop()
         if telegram:
@@ -231,6 +236,11 @@ async def prepare(settings) -> App | None:
         return await asyncio.to_thread(build_app, settings, on_build=on_build)
     except (LLMConfigError, TranscriberConfigError) as error:
         print(f"erro: {error}", file=sys.stderr, flush=True)
+        return None
+    except StorageError as error:  # the database, not the index: nothing to rebuild
+        log.error("o banco de dados não pôde ser aberto: %s", error)
+        print(f"banco de dados indisponível: {error}\nConfira DATABASE_URL e se o servidor está no ar; o índice "
+              "não precisa ser reconstruído.", file=sys.stderr, flush=True)
         return None
     except Exception as error:  # the true reason, once, and what to do; never a traceback loop
         log.error("o índice não pôde ser aberto nem construído: %s: %s", type(error).__name__, error)

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
 
+from corpus.settings import in_project
 from retrieval.settings import RetrievalSettings
 
 
@@ -65,6 +66,11 @@ class Settings(RetrievalSettings):
     chat_lease_seconds: float = Field(default=60.0, ge=1)  # replicas: a dead replica's chats move after this
     log_level: str = "INFO"
     log_json: bool = False
+
+    @field_validator("crisis_model_dir", mode="after")
+    @classmethod
+    def _bot_paths_in_project(cls, value: str) -> str:
+        return in_project(value)
 
     @field_validator("timezone")
     @classmethod

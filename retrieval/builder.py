@@ -173,12 +173,12 @@ def build_index(config: IndexConfig, embedder: Embedder | None = None, store: Ve
 
         manifest = Manifest(
             status=COMPLETE,
-            corpus={"path": str(config.corpus_path), "sha256": corpus_sha, "name": bible.name,
+            corpus={"path": config.corpus_path.name, "sha256": corpus_sha, "name": bible.name,
                     "format": bible.format, "verses": len(bible)},
             embedder=identity,
             chunking={"window": config.window, "neighbour_weight": config.neighbour_weight},
             lexical={"stemmer": config.stemmer, "documents": len(bible)},
-            store={"kind": config.store_kind, "location": config.store_location, "collection": COLLECTION,
+            store={"kind": config.store_kind, "location": config.manifest_location(), "collection": COLLECTION,
                    "vectors": store.count(), "hnsw": HNSW},
             built_at=time.time(),
             build_seconds=round(time.perf_counter() - started, 2),
@@ -242,7 +242,7 @@ def _vector_reasons(config: IndexConfig, old: Manifest | None, corpus_sha: str) 
         reasons.append("o embedder mudou")
     if old.chunking != {"window": config.window, "neighbour_weight": config.neighbour_weight}:
         reasons.append("os parâmetros de janela mudaram")
-    if old.store.get("location") != config.store_location:
+    if not config.same_location(old.store.get("location")):
         reasons.append("o repositório de vetores mudou")
     if old.store.get("hnsw") != HNSW:
         reasons.append("os parâmetros HNSW mudaram")

@@ -61,6 +61,29 @@ class IndexConfig:
     def store_kind(self) -> str:
         return "qdrant" if self.qdrant_url else "chroma"
 
+    def manifest_location(self) -> str:
+        """The store's location as the manifest keeps it: relative to the data directory when inside it, so a
+        data directory restored elsewhere is still the same index."""
+        location = self.store_location
+        if "://" in location:
+            return location
+        try:
+            return Path(location).resolve().relative_to(self.data_dir.resolve()).as_posix()
+        except ValueError:
+            return location
+
+    def same_location(self, recorded: str | None) -> bool:
+        """Whether a manifest's recorded location is this configuration's store (older manifests kept it
+        absolute, or relative to the working directory they were built from)."""
+        if recorded is None:
+            return False
+        if recorded == self.manifest_location():
+            return True
+        if "://" in recorded or "://" in self.store_location:
+            return recorded == self.store_location
+        here = Path(self.store_location).resolve()
+        return any((base / recorded).resolve() == here for base in (self.data_dir, Path.cwd()))
+
     @property
     def store_location(self) -> str:
         if self.qdrant_url:

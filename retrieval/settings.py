@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import SecretStr
+from pydantic import SecretStr, field_validator
 
-from corpus.settings import CorpusSettings
+from corpus.settings import CorpusSettings, in_project
 
 
 class RetrievalSettings(CorpusSettings):
@@ -21,3 +21,8 @@ class RetrievalSettings(CorpusSettings):
     chroma_url: str = ""
     qdrant_url: str = ""
     database_url: SecretStr = SecretStr("")  # postgresql://…: state and the shared index's manifest and lock
+
+    @field_validator("topics_path", "intent_model_dir", "people_path", mode="after")
+    @classmethod
+    def _retrieval_paths_in_project(cls, value: str) -> str:
+        return in_project(value)

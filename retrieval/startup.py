@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from corpus.bible import load, sha256_of
 from retrieval.config import IndexConfig
@@ -29,6 +32,14 @@ class IndexNotReady(RuntimeError):
     """The index is missing, unfinished, stale or corrupt; the message says which."""
 
 
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Log how long one start-up stage took (`python -m bot` at INFO shows where the start goes)."""
+    began = time.perf_counter()
+    yield
+    log.info("início: %s em %.2f s", name, time.perf_counter() - began)
+
+
 def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                    store: VectorStore | None = None) -> Retriever:
     """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
@@ -48,16 +59,19 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     key = config.embedder_key()
     if {k: manifest.embedder.get(k) for k in key} != key:
         raise IndexNotReady(f"o índice foi construído com outro embedder ({manifest.embedder})")
-    bible = load(config.corpus_path)
+    with stage("corpus lido"):
+        bible = load(config.corpus_path)
     if not config.lexical_dir.exists():
         raise IndexNotReady(f"índice BM25 ausente em {config.lexical_dir}")
     try:
-        lexical = LexicalIndex.load(config.lexical_dir)
+        with stage("BM25 carregado"):
+            lexical = LexicalIndex.load(config.lexical_dir)
     except Exception as error:
         raise IndexNotReady(f"índice BM25 corrompido em {config.lexical_dir}: {error}") from error
     if lexical.documents != len(bible):
         raise IndexNotReady(f"índice BM25 com {lexical.documents} documentos para {len(bible)} versículos")
-    embedder = embedder or create_embedder(config.embedding_backend, config.embedding_model)
+    with stage("embedder carregado"):
+        embedder = embedder or create_embedder(config.embedding_backend, config.embedding_model)
     if embedder.identity.as_dict() != manifest.embedder:
         raise IndexNotReady(f"embedder {embedder.identity.as_dict()} difere do índice {manifest.embedder}")
     if store is None:
@@ -68,7 +82,8 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if store.identity() != manifest.embedder:
         raise IndexNotReady(f"a coleção de vetores em {store.location} foi feita com outro embedder")
     try:
-        probe_store(config, store, embedder.identity.dimension)
+        with stage("vetores verificados"):
+            probe_store(config, store, embedder.identity.dimension)
     except StoreError as error:
         raise IndexNotReady(str(error)) from error
     if store.count() != len(bible):
@@ -82,18 +97,23 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if config.topics_path is not None:
         wanted = {t for c in thesaurus.concepts for t in c.topics} | pastoral_map.topics
         try:
-            topics = TopicIndex.load(config.topics_path, bible, wanted)
+            with stage("tópicos carregados"):
+                topics = TopicIndex.load(config.topics_path, bible, wanted)
         except TopicsError as error:
             raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
         if unknown := topics.missing(sorted(wanted)):
             log.warning("tópicos do tesauro ou do mapa pastoral ausentes em %s (ignorados): %s",
                         config.topics_path, ", ".join(unknown))
     floor = EvidenceFloor.for_embedder(manifest.embedder)
-    pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
-    tones = ToneLabels.cached(bible, manifest.corpus.get("sha256", ""), config.topics_path, config.index_dir)
+    with stage("mapa pastoral e tons"):
+        pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
+        tones = ToneLabels.cached(bible, manifest.corpus.get("sha256", ""), config.topics_path, config.index_dir)
+    with stage("classificador de intenções"):
+        intents = _intents(config, embedder, bible, topics)
+    with stage("passagens e pessoas"):
+        knowledge = _knowledge(config, bible)
     return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
-                     pastoral=pastoral, tones=tones, intents=_intents(config, embedder, bible, topics),
-                     knowledge=_knowledge(config, bible))
+                     pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge)
 
 
 def _intents(config: IndexConfig, embedder: Embedder, bible, topics) -> IntentModel:

@@ -240,3 +240,34 @@ def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, dam
     assert open_retriever(config, embedder=use_embedder).search("amor e paz").hits
     proven = json.loads((config.index_dir / "vectors-proven.json").read_text())["files"]
     assert proven == fingerprint(config.chroma_dir) and any(f.endswith("/data_level0.bin") for f in proven)
+
+
+def test_a_data_dir_restored_elsewhere_is_the_same_index_not_rebuilt(mini_config, use_embedder, tmp_path):
+    import shutil
+
+    build_index(mini_config, embedder=use_embedder)
+    manifest = json.loads(mini_config.manifest_path.read_text())
+    assert manifest["store"]["location"] == "index/chroma"  # relative to the data dir, never absolute
+    forget_chroma_clients()
+    restored = tmp_path / "backup" / "data"
+    shutil.copytree(mini_config.data_dir, restored)
+    shutil.rmtree(mini_config.data_dir)
+    moved = IndexConfig(corpus_path=mini_config.corpus_path, data_dir=restored)
+    again = build_index(moved, embedder=use_embedder)
+    assert again.skipped and again.vectors_upserted == 0
+    assert open_retriever(moved, embedder=use_embedder).store.count() == MINI_VERSES
+
+
+def test_setting_paths_are_relative_to_the_project_not_the_working_directory(tmp_path, monkeypatch):
+    from bot.settings import Settings
+    from corpus.settings import PROJECT
+
+    for name in ("TOPICS_PATH", "PEOPLE_PATH", "CORPUS_PATH", "DATA_DIR", "CRISIS_MODEL_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # the bot started from another folder
+    settings = Settings(_env_file=None)
+    assert settings.topics_path == str((PROJECT / "../shared/data/openbible-topic-votes.tsv").resolve())
+    assert settings.corpus_path == (PROJECT / "../shared/corpus/por-blivre.usfx.xml").resolve()
+    assert settings.data_dir == PROJECT / "data" and settings.people_path.startswith(str(PROJECT.parent))
+    assert Settings(_env_file=None, topics_path="").topics_path == ""  # empty still disables
+    assert Settings(_env_file=None, data_dir="/srv/pastor").data_dir.as_posix() == "/srv/pastor"
