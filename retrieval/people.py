@@ -22,6 +22,7 @@ FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsS
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
+OWN_SPELLING = 0.8  # a name spelled this much like the English one is the person's own, never a companion's
 CREDIT = "Pessoas e eventos bíblicos © Theographic Bible Metadata (Robert Rouse), CC BY-SA 4.0"
 
 
@@ -117,9 +118,11 @@ class PeopleIndex:
         primary: dict[str, str] = {}
         for row, positions, names in aligned:
             holder = owner.get(names[0])
-            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1:
+            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1 \
+                    and _likeness(row["name"], names[0]) < OWN_SPELLING:  # "Joses" is "José", beside Joseph
                 names[:] = names[1:]
             primary[row["personLookup"]] = names[0]
+        _same_english_same_name(aligned, primary, capitalised)
         people = []
         for row, positions, names in aligned:
             if row["personLookup"].startswith(DIVINE):
@@ -180,6 +183,27 @@ class PeopleIndex:
         if votes is not None:
             chosen += votes(list(person.positions), limit)
         return list(dict.fromkeys(chosen))[:limit]
+
+
+def _likeness(english: str, folded: str) -> float:
+    return SequenceMatcher(None, fold(english), folded).ratio()
+
+
+def _same_english_same_name(aligned, primary: dict[str, str], capitalised) -> None:
+    """A person aligned to a companion's name ("James, son of Alphaeus" listed beside Matthew and Alphaeus)
+    takes the Portuguese name most people of the same English name have, when their verses write it."""
+    votes: dict[str, Counter] = {}
+    english_of: dict[str, set[str]] = {}
+    for row, positions, names in aligned:
+        votes.setdefault(row["name"], Counter())[names[0]] += 1 + len(positions) / 1e6  # ties: the better known
+        english_of.setdefault(names[0], set()).add(row["name"])
+    for row, positions, names in aligned:
+        shared = votes[row["name"]].most_common(1)[0][0]
+        if shared == names[0] or not english_of[names[0]] - {row["name"]}:
+            continue  # already the shared name, or a name no one of another English name is known by
+        if sum(shared in capitalised[p] for p in positions) >= MIN_COVERAGE * len(positions):
+            names[:] = [shared, *(n for n in names if n != shared)]
+            primary[row["personLookup"]] = shared
 
 
 def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:
