@@ -91,10 +91,17 @@ def written_after(people: list[Person], verses, proper: set[str]) -> dict[str, s
     for person in people:
         groups.setdefault(person.name, []).append(person)
     out: dict[str, set[str]] = {}
+    folded: dict[int, list[str]] = {}  # homonyms share verses: each is read once
+
+    def words_at(position: int) -> list[str]:
+        if position not in folded:
+            folded[position] = words_of(verses[position].text).split()
+        return folded[position]
+
     for name, group in groups.items():
         if len(group) < 2:
             continue
-        following = {p.id: _following(name, (verses[i].text for i in p.positions)) for p in group}
+        following = {p.id: _following(name, map(words_at, p.positions)) for p in group}
         for person in group:
             others = set().union(*(words for pid, words in following.items() if pid != person.id))
             own = {w for w, n in following[person.id].items() if n >= MIN_WRITTEN and w in proper and w not in others}
@@ -103,11 +110,10 @@ def written_after(people: list[Person], verses, proper: set[str]) -> dict[str, s
     return out
 
 
-def _following(name: str, texts) -> dict[str, int]:
-    """How often each word follows the name (past an article) in these texts."""
+def _following(name: str, verses) -> dict[str, int]:
+    """How often each word follows the name (past an article) in these verses' folded words."""
     counts: dict[str, int] = {}
-    for text in texts:
-        words = words_of(text).split()
+    for words in verses:
         for i, word in enumerate(words[:-1]):
             if word == name:
                 nxt = words[i + 2] if words[i + 1] in ("o", "a") and i + 2 < len(words) else words[i + 1]
