@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.llm.base import Completion, LLMError, Message
 from bot.memory import Turn
+from bot.passages import asked_which
 from bot.prompts import rewrite_messages
 from corpus.references import find_references
 from corpus.text import fold
@@ -23,6 +24,7 @@ _OPENERS = re.compile(
 )
 _WORD = re.compile(r"[^\W\d_]+")
 MAX_REWRITE_CHARS = 300
+MAX_CHOICE_WORDS = 8  # "o irmão de João", "quero saber do filho de Alfeu"
 
 
 def is_followup(text: str, history: list[Turn]) -> bool:
@@ -54,3 +56,14 @@ async def standalone(followup: str, history: list[Turn],
     if not rewritten or len(rewritten) > MAX_REWRITE_CHARS or "FONTE" in rewritten.upper():
         return merge(previous, followup), True
     return rewritten, True
+
+
+def choice(answer: str, history: list[Turn], search: Callable) -> str:
+    """After the bot asked which of several people of one name is meant, the question the answer completes
+    ("quem foi Tiago? o irmão de João") when it chooses one of them; "" otherwise."""
+    last = next((t for t in reversed(history) if t.role == "assistant"), None)
+    if last is None or not asked_which(last.text) or len(_WORD.findall(answer)) > MAX_CHOICE_WORDS:
+        return ""
+    question = merge(next(t.query or t.text for t in reversed(history) if t.role == "user"), answer)
+    result = search(question)
+    return question if result.mode == "pessoa" and not result.homonyms else ""

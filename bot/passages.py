@@ -1,4 +1,4 @@
-"""What a reply says around long passages: how much of a chapter is shown, and a book's size."""
+"""What a reply says around passages: how much of a chapter is shown, a book's size, which person is meant."""
 
 from __future__ import annotations
 
@@ -43,3 +43,19 @@ def book_facts(bible: Bible, result: SearchResult) -> tuple[str, str]:
             else texts.BOOK_SIZE.format(book=name, chapters=len(chapters), verses=verses))
     first = min(chapters)
     return size, texts.BOOK_READING.format(chapter=f"{name} {first}", passage=f"{name} {first}:1-10")
+
+
+def which_one(result: SearchResult) -> str:
+    """For a name several well-known people share ("quem foi Tiago?"): who they are, and which is meant."""
+    if not result.homonyms:
+        return ""
+    gender = "feminino" if all(h.get("gender") == "Female" for h in result.homonyms) else "masculino"
+    descriptions = [h["description"] for h in result.homonyms]
+    return texts.HOMONYMS.format(name=result.named, options="; ".join(descriptions), first=descriptions[0],
+                                 **texts.HOMONYMS_WORDS[gender])
+
+
+def asked_which(text: str) -> bool:
+    """Whether a reply ended asking which of several people of one name is meant."""
+    return any(text.rstrip().endswith(texts.HOMONYMS.format(name="", options="", first="", **words).rsplit(". ", 1)[1])
+               for words in texts.HOMONYMS_WORDS.values())

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from bot import passages, texts
 from bot.care_mode import CareState
 from bot.checks import AnswerRules, check_answer
-from bot.followup import is_followup, standalone
+from bot.followup import choice, is_followup, standalone
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
@@ -126,7 +126,10 @@ class Pastor:
         """The ordinary answer; in care mode (``care``) harsh verses are kept out, the model is told the kind
         of crisis, and the reply ends with the help and a check on the person."""
         query, scope, llm_called = message, None, False
-        if is_followup(message, history):
+        chosen = await asyncio.to_thread(choice, message, history, lambda q: self.retriever.search(q, 10, None))
+        if chosen:  # "o irmão de João", after "de qual deles você quer saber?"
+            query = chosen
+        elif is_followup(message, history):
             t = time.perf_counter()
             complete = None if self.llm is None else (
                 lambda msgs: self._complete(msgs, "rewrite", timings, max_tokens=80, temperature=0.0))
@@ -163,12 +166,14 @@ class Pastor:
         status = CRISIS if screening.crisis else (REFERENCE if result.status == Status.REFERENCE else ANSWERED)
         before, after = passages.book_facts(self.retriever.bible, result)
         after = after or passages.continuation(result, len(sources), self.config.max_reference_verses)
+        after = self._join(after, passages.which_one(result))  # "há mais de um Tiago…: de qual deles…?"
         if self.llm is None:
             body, kept = self._extractive(result)
             text = self._join(self._join(prefix, before), self._join(body, after))
             return Reply(text, status, sources, kept, [], llm_called, screening.level, query)
         notes = ([texts.MEDICAL] if screening.medical else []) + ([texts.BOOK_NOTE] if before else []) + (
-            [self.crisis.care.kind(care.kind).llm_note] if care is not None else [])
+            [self.crisis.care.kind(care.kind).llm_note] if care is not None else []) + (
+            [texts.HOMONYMS_NOTE.format(first=result.homonyms[0]["description"])] if result.homonyms else [])
         messages = answer_messages(message if query == message else f"{message}\n(pergunta completa: {query})",
                                    sources, history, notes)
         if screening.medical and not screening.crisis:

@@ -49,3 +49,11 @@ MEDICAL = (
     "Sobre remédios, tratamentos ou diagnósticos, converse com seu médico ou profissional de saúde: "
     "não posso orientar sobre isso, e nenhuma decisão sobre medicação deve ser tomada sem ele."
 )
+# "quem foi Tiago?": the passages of the best known, then which one is meant ({um}: "um"/"uma", {deles})
+HOMONYMS = ("Há mais de {um} {name} na Bíblia: {options}. Estas passagens falam de {first}. "
+            "De qual {deles} você quer saber?")
+HOMONYMS_WORDS = {"masculino": {"um": "um", "deles": "deles"}, "feminino": {"um": "uma", "deles": "delas"}}
+HOMONYMS_NOTE = (
+    "O nome da pergunta é de mais de uma pessoa da Bíblia; estas fontes falam de {first}. Fale só dessa pessoa. "
+    "Não pergunte de qual delas a pessoa quer saber: essa pergunta será acrescentada depois da sua resposta."
+)

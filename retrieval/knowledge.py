@@ -61,7 +61,8 @@ class Knowledge:
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
         if self.people is not None and asks_about and (_WHO.search(said) or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
-            person = self.people.find(words)
+            homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
+            person = homonyms[0][0] if homonyms else self.people.find(words)
             if person is not None:
                 votes = retriever.topics.best_known if retriever.topics is not None else None
                 chosen = self.people.key_passages(person, votes)
@@ -69,7 +70,8 @@ class Knowledge:
                 ranks = {"pessoa": {p: i + 1 for i, p in enumerate(chosen)}}
                 hits, _ = retriever._select(fused, ranks, {}, k)
                 return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
-                                    named=person.display)
+                                    named=person.display, homonyms=[
+                                        {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
         place = self.people.named_in(words) if self.people is not None and asks_about and plan.scope is None \
             and _PLACE.search(said) else None
         if place is not None:  # "o que aconteceu em Betel?": the most-read verses that name it

@@ -7,12 +7,13 @@ import csv
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from corpus.canon import BY_OSIS
+from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
+from retrieval.homonyms import describe, listed_together, prominent, written_after
 from retrieval.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
@@ -22,6 +23,7 @@ FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsS
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
+OWN_SPELLING = 0.8  # a name spelled this much like the English one is the person's own, never a companion's
 CREDIT = "Pessoas e eventos bíblicos © Theographic Bible Metadata (Robert Rouse), CC BY-SA 4.0"
 
 
@@ -38,6 +40,10 @@ class Person:
     qualifiers: frozenset[str]  # other words that tell this person apart ("madalena", "batista")
     positions: tuple[int, ...]  # corpus positions of the verses listing the person
     events: tuple[tuple[str, tuple[int, ...]], ...]  # (title, positions) of the events the person takes part in
+    gender: str = ""  # "Male" or "Female"
+    # (FAMILY column, folded name, their verses): ("father", "zebedeu", 11); none whose name may be another's
+    relatives: tuple[tuple[str, str, int], ...] = ()
+    also: tuple[str, ...] = ()  # the other words aligned to the person's verses ("madalena"), best first
 
 
 @dataclass(frozen=True)
@@ -117,25 +123,34 @@ class PeopleIndex:
         primary: dict[str, str] = {}
         for row, positions, names in aligned:
             holder = owner.get(names[0])
-            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1:
+            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1 \
+                    and _likeness(row["name"], names[0]) < OWN_SPELLING:  # "Joses" is "José", beside Joseph
                 names[:] = names[1:]
             primary[row["personLookup"]] = names[0]
+        _same_english_same_name(aligned, primary, capitalised)
+        known = {row["personLookup"]: len(positions) for row, positions, _ in aligned}
+        doubtful = listed_together(aligned)
         people = []
         for row, positions, names in aligned:
             if row["personLookup"].startswith(DIVINE):
                 continue
             # the family tells homonyms apart: "Tiago, irmão de Jesus", "José, marido de Maria"
-            family = {primary[pid.strip()] for column in FAMILY for pid in (row.get(column) or "").split(",")
-                      if pid.strip() in primary} - {names[0]}
+            relatives = [(column, primary[pid], known[pid], pid) for column in FAMILY
+                         for pid in map(str.strip, (row.get(column) or "").split(","))
+                         if pid in primary and primary[pid] != names[0]]
             own = by_participant.get(row["personLookup"], [])
             people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]],
-                                 frozenset(names[1:]) | family, positions,
-                                 tuple((e.title, e.positions) for e in own if e.positions)))
+                                 frozenset(names[1:]) | {r[1] for r in relatives}, positions,
+                                 tuple((e.title, e.positions) for e in own if e.positions), row.get("gender") or "",
+                                 tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:])))
         places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
         for position, words in enumerate(capitalised):
             for word in words & proper:
                 if lower[word] < df[word]:  # "Que" opens a quoted sentence; a name is rarely written lowercase
                     places.setdefault(word, []).append(position)
+        # "João Batista": a proper word written after the name in the Baptist's verses only chooses him
+        after = written_after(people, bible.verses, {w for w in proper if lower[w] < df[w]})
+        people = [replace(p, qualifiers=p.qualifiers | after[p.id]) if p.id in after else p for p in people]
         index = cls(people, [e for e in events if e.positions], [(v.book, v.chapter) for v in bible.verses],
                     {w: tuple(ps) for w, ps in places.items() if len(ps) <= MAX_PLACE_VERSES})
         index.spelled = spelled
@@ -144,13 +159,36 @@ class PeopleIndex:
     def find(self, folded_words: list[str]) -> Person | None:
         """The person the question names: a qualifier said beside the name chooses among homonyms,
         else the one the Bible speaks of most."""
-        said = set(folded_words)
+        candidates = self._candidates(folded_words)
+        qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
+        return qualified[0] if qualified else candidates[0] if candidates else None
+
+    def homonyms(self, folded_words: list[str]) -> list[tuple[Person, str]]:
+        """The well-known people the name said may mean, each with what tells them apart, when nothing said
+        chooses among them (the one to answer first); empty when one person is meant."""
+        candidates = self._candidates(folded_words)
+        if any(p.qualifiers & set(folded_words) for p in candidates):
+            return []
+        chosen = prominent(candidates)
+        described = {}  # two told apart by nothing the data knows are offered once
+        for person in chosen:
+            described.setdefault(describe(person, chosen, self.spelled, self._where(person), self.by_name), person)
+        return [(p, d) for d, p in described.items()] if len(described) > 1 else []
+
+    def _candidates(self, folded_words: list[str]) -> list[Person]:
+        """Everyone called by the first name the question says, best known first."""
         for word in folded_words:
             candidates = self.by_name.get(word) or self.by_name.get(self._spelling(word), ())
             if candidates:
-                qualified = [p for p in candidates if p.qualifiers & said]
-                return qualified[0] if qualified else candidates[0]
-        return None
+                return candidates
+        return []
+
+    def _where(self, person: Person) -> str:
+        """The chapter that speaks of the person most ("Atos 8")."""
+        chapters = Counter(self._chapter[p] for p in person.positions)
+        book, chapter = max(chapters, key=lambda c: (chapters[c], -person.positions.index(
+            next(p for p in person.positions if self._chapter[p] == c))))
+        return f"{BY_CODE[book].name} {chapter}"
 
     def named_in(self, folded_words: list[str]) -> tuple[str, tuple[int, ...]] | None:
         """A proper name of the corpus that the question says (a place: "Betel", "Getsêmani") and its verses."""
@@ -180,6 +218,27 @@ class PeopleIndex:
         if votes is not None:
             chosen += votes(list(person.positions), limit)
         return list(dict.fromkeys(chosen))[:limit]
+
+
+def _likeness(english: str, folded: str) -> float:
+    return SequenceMatcher(None, fold(english), folded).ratio()
+
+
+def _same_english_same_name(aligned, primary: dict[str, str], capitalised) -> None:
+    """A person aligned to a companion's name ("James, son of Alphaeus" listed beside Matthew and Alphaeus)
+    takes the Portuguese name most people of the same English name have, when their verses write it."""
+    votes: dict[str, Counter] = {}
+    english_of: dict[str, set[str]] = {}
+    for row, positions, names in aligned:
+        votes.setdefault(row["name"], Counter())[names[0]] += 1 + len(positions) / 1e6  # ties: the better known
+        english_of.setdefault(names[0], set()).add(row["name"])
+    for row, positions, names in aligned:
+        shared = votes[row["name"]].most_common(1)[0][0]
+        if shared == names[0] or not english_of[names[0]] - {row["name"]}:
+            continue  # already the shared name, or a name no one of another English name is known by
+        if sum(shared in capitalised[p] for p in positions) >= MIN_COVERAGE * len(positions):
+            names[:] = [shared, *(n for n in names if n != shared)]
+            primary[row["personLookup"]] = shared
 
 
 def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:

@@ -69,6 +69,8 @@ class SearchResult:
     total: int = 0  # verses the references name, before any cap (a reference result)
     intent: dict | None = None  # what the message asks for, as the intent classifier read it (intent.py)
     named: str = ""  # the named passage or person that answered it ("Parábola do filho pródigo", "David")
+    # people the name said may mean, the one answered first: [{"id": "james_717", "description": "Tiago, …"}]
+    homonyms: list[dict] = field(default_factory=list)
 
     def ranked_ids(self) -> list[str]:
         """Verse ids in rank order, merged neighbours right after their hit."""
@@ -90,4 +92,6 @@ class SearchResult:
             out["intent"] = self.intent
         if self.named:
             out["named"] = self.named
+        if self.homonyms:
+            out["homonyms"] = self.homonyms
         return out

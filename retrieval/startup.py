@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from corpus.bible import load, sha256_of
+from retrieval import people_cache
 from retrieval.config import IndexConfig
 from retrieval.embedders import Embedder, create_embedder
 from retrieval.evidence import EvidenceFloor
@@ -17,7 +18,7 @@ from retrieval.lexical import LexicalIndex
 from retrieval.manifest import IndexCorrupt
 from retrieval.passages import NamedPassages, PassagesError
 from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
-from retrieval.people import PeopleError, PeopleIndex
+from retrieval.people import PeopleError
 from retrieval.retriever import Retriever
 from retrieval.shared import SharedIndexError
 from retrieval.store import StoreError, VectorStore
@@ -111,7 +112,7 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     with stage("classificador de intenções"):
         intents = _intents(config, embedder, bible, topics)
     with stage("passagens e pessoas"):
-        knowledge = _knowledge(config, bible)
+        knowledge = _knowledge(config, bible, manifest.corpus.get("sha256", ""))
     return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
                      pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge)
 
@@ -125,7 +126,8 @@ def _intents(config: IndexConfig, embedder: Embedder, bible, topics) -> IntentMo
         raise IndexNotReady(f"banco de intenções inválido: {error}") from error
 
 
-def _knowledge(config: IndexConfig, bible) -> Knowledge:
+def _knowledge(config: IndexConfig, bible, corpus_sha: str) -> Knowledge:
+    """Named passages and Bible people; the people kept beside the intent model (restarts skip ~2 s)."""
     try:
         passages = NamedPassages.load(bible)
     except PassagesError as error:
@@ -133,7 +135,8 @@ def _knowledge(config: IndexConfig, bible) -> Knowledge:
     people = None
     if config.people_path is not None:
         try:
-            people = PeopleIndex.load(config.people_path, bible)
+            people = people_cache.cached(config.people_path, bible, corpus_sha,
+                                         config.intent_model_dir or config.index_dir / "understanding")
         except PeopleError as error:
             raise IndexNotReady(f"{error} (PEOPLE_PATH vazio desativa as pessoas bíblicas)") from error
     return Knowledge(passages, people)

@@ -215,3 +215,36 @@ def test_what_is_asked_is_understood(full, question, mode, expected):
     assert mode is None or result.mode == mode, result.as_dict()
     assert result.mode != "cuidado"
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
+
+
+def test_a_name_several_people_share_carries_who_they_are(full):
+    tiago = full.search("quem foi Tiago?").as_dict()
+    assert tiago["mode"] == "pessoa" and tiago["hits"][0]["id"] == "MAT.4.21"  # the best known's passages
+    assert [h["description"] for h in tiago["homonyms"]] == [
+        "Tiago, irmão de João, filho de Zebedeu", "Tiago, irmão de Jesus, filho de José", "Tiago, filho de Alfeu"]
+    for question in ("quem foi Davi?", "quem foi Tiago irmão de João?"):
+        answer = full.search(question).as_dict()
+        assert answer["mode"] == "pessoa" and "homonyms" not in answer, question
+
+
+@pytest.mark.parametrize("with_llm", [False, True])
+async def test_the_pastor_asks_which_tiago_and_the_answer_chooses(crisis_pastor, with_llm):
+    from tests.fakes.model import FakeModel
+
+    model = FakeModel("Tiago deixou as redes e seguiu Jesus (Mateus 4:21).")
+    pastor = crisis_pastor(model if with_llm else None)
+    chat = f"homonyms-{with_llm}"
+    first = await pastor.reply(chat, "quem foi Tiago?")
+    assert first.sources[0].id == "MAT.4.21"
+    assert first.text.endswith("Estas passagens falam de Tiago, irmão de João, filho de Zebedeu. "
+                               "De qual deles você quer saber?")
+    assert "Há mais de um Tiago na Bíblia: " in first.text and "Tiago, filho de Alfeu" in first.text
+    assert first.text.index("Mateus 4:21") < first.text.index("Há mais de um Tiago")
+    if with_llm:  # the model speaks of the one shown and leaves the question to the bot
+        assert "Tiago, irmão de João, filho de Zebedeu" in model.prompts[-1][-1].content
+    second = await pastor.reply(chat, "o filho de Alfeu")
+    assert second.query == "quem foi Tiago? o filho de Alfeu"
+    assert "MAT.10.3" in [s.id for s in second.sources] and "De qual deles" not in second.text
+    await pastor.reply(f"{chat}-2", "quem foi Tiago?")
+    unrelated = await pastor.reply(f"{chat}-2", "estou triste hoje")  # no choice made: the message is its own
+    assert unrelated.query == "estou triste hoje" and "MAT.4.21" not in [s.id for s in unrelated.sources]

@@ -1,0 +1,84 @@
+"""Homonyms among Bible people: a name said alone that several well-known people share is asked about."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.homonyms import describe, prominent
+from retrieval.passages import words_of
+from retrieval.people import PeopleIndex, Person
+
+SPELLED = {"joao": "João", "zebedeu": "Zebedeu", "jesus": "Jesus", "jose": "José", "alfeu": "Alfeu",
+           "madalena": "Madalena", "marta": "Marta"}
+
+
+def _person(pid: str, verses, events: int = 0, relatives=(), gender: str = "Male", also=()) -> Person:
+    name = pid.split("_")[0]
+    verses = tuple(verses)
+    return Person(pid, name.title(), name, SPELLED.get(name, name.title()),
+                  frozenset(r[1] for r in relatives) | set(also), verses,
+                  tuple((f"event {i}", verses[:1]) for i in range(events)), gender, tuple(relatives), tuple(also))
+
+
+ZEBEDEE = _person("tiago_1", range(0, 18), 3, [("father", "zebedeu", 11), ("siblings", "joao", 35)])
+BROTHER = _person("tiago_2", range(100, 115), 4, [("siblings", "jesus", 1800), ("father", "jose", 15)])
+ALPHAEUS = _person("tiago_3", range(200, 205), 2, [("father", "alfeu", 4)])
+
+
+def test_several_well_known_people_of_one_name_are_offered_best_known_first():
+    obscure = _person("tiago_4", [300])
+    assert prominent([ALPHAEUS, obscure, BROTHER, ZEBEDEE]) == [ZEBEDEE, BROTHER, ALPHAEUS]
+
+
+def test_a_name_one_person_dominates_asks_nothing():
+    david = _person("davi_1", range(0, 900), 20)
+    assert prominent([david, _person("davi_2", range(1000, 1010), 1)]) == []
+    assert prominent([david]) == []
+
+
+def test_obscure_homonyms_and_one_list_of_names_ask_nothing():
+    assert prominent([_person(f"semaias_{i}", range(10 * i, 10 * i + 4)) for i in range(5)]) == []
+    listed = _person("sadraque_1", range(0, 18))  # two people aligned to the names of one list of companions
+    assert prominent([listed, _person("sadraque_2", range(0, 18))]) == []
+
+
+def test_each_is_told_apart_by_what_the_data_knows():
+    group = [ZEBEDEE, BROTHER, ALPHAEUS]
+    assert [describe(p, group, SPELLED, "") for p in group] == [
+        "Tiago, irmão de João, filho de Zebedeu", "Tiago, irmão de Jesus, filho de José", "Tiago, filho de Alfeu"]
+    mother = _person("maria_1", range(5), relatives=[("children", "jesus", 1800)], gender="Female")
+    magdalene = _person("maria_2", range(5), gender="Female", also=["madalena", "marta"])
+    sister = _person("maria_3", range(5), relatives=[("siblings", "marta", 12)], gender="Female")
+    marys = [mother, magdalene, sister]
+    assert describe(mother, marys, SPELLED, "") == "Maria, mãe de Jesus"
+    assert describe(magdalene, marys, SPELLED, "", people_names={"marta"}) == "Maria Madalena"
+    assert describe(sister, marys, SPELLED, "") == "Maria, irmã de Marta"
+    cousin = _person("tiago_5", range(5), relatives=[("father", "zebedeu", 11)])  # a relative both have tells none
+    assert describe(cousin, [ZEBEDEE, cousin], SPELLED, "Atos 12") == "Tiago (Atos 12)"
+
+
+@pytest.fixture(scope="module")
+def people(blivre, shared_dir):
+    return PeopleIndex.load(shared_dir / "data" / "theographic", blivre)
+
+
+def _said(question: str) -> list[str]:
+    return words_of(question).split()
+
+
+def test_tiago_said_alone_is_asked_about_from_the_theographic_data(people):
+    homonyms = people.homonyms(_said("quem foi Tiago?"))
+    assert [(p.id, d) for p, d in homonyms] == [("james_717", "Tiago, irmão de João, filho de Zebedeu"),
+                                                ("james_719", "Tiago, irmão de Jesus, filho de José"),
+                                                ("james_718", "Tiago, filho de Alfeu")]
+    assert [d for _, d in people.homonyms(_said("quem foi Maria?"))][:2] == ["Maria, mãe de Jesus", "Maria Madalena"]
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("quem foi Davi?", "david_994"), ("pastor, quem foi moises?", "moses_2108"),
+    ("quem foi Tiago irmão de João?", "james_717"), ("quem foi Tiago, filho de Alfeu?", "james_718"),
+    ("tiago irmao de jesus, quem foi ele?", "james_719"), ("quem era joao batista??", "john_1676"),
+    ("quem era maria madalena", "mary_1943"), ("quem foi judas iscariotes e pq ele traiu jesus", "judas_1760")])
+def test_a_name_the_question_chooses_or_one_person_dominates_asks_nothing(people, question, person):
+    assert people.homonyms(_said(question)) == []
+    assert people.find(_said(question)).id == person
