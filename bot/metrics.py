@@ -42,6 +42,9 @@ class Metrics:
         self.transcriptions = Counter("pastor_transcriptions", "Áudios recebidos, por provedor e resultado "
                                       "(ok, empty, too_long, error, download_error)", ["provider", "result"],
                                       registry=r)
+        self.malformed = Counter("pastor_malformed_updates", "Atualizações e entregas ilegíveis ignoradas, por canal "
+                                 "e motivo (json, shape, chat_id, update_id ou o tipo do erro de leitura)",
+                                 ["channel", "reason"], registry=r)
         self.transcription_seconds = Histogram("pastor_transcription_seconds", "Duração das transcrições",
                                                ["provider"], registry=r,
                                                buckets=(0.5, 1, 2, 4, 8, 15, 30, 60, 120))
