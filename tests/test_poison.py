@@ -3,6 +3,9 @@ the rest is served. The real python-telegram-bot Application polls a loopback Bo
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import logging
 
 import pytest
@@ -14,6 +17,7 @@ from bot.logs import configure
 from bot.metrics import Metrics
 from bot.server import build_server
 from tests.conftest import started, stopped
+from tests.fakes.whatsapp import APP_SECRET, whatsapp_delivery
 
 SECRET_WORDS = "meu segredo de confissão"
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -119,6 +123,38 @@ async def test_a_deeply_nested_telegram_webhook_body_gets_a_400(make_channel, bo
         assert 'channel="telegram",reason="json"} 2.0' in channel.conversation.metrics.render().decode()
     finally:
         await stopped(channel)
+
+
+def _signed(body: bytes) -> dict:
+    return {"X-Hub-Signature-256": "sha256=" + hmac.new(APP_SECRET.encode(), body, hashlib.sha256).hexdigest()}
+
+
+async def test_a_deeply_nested_whatsapp_body_gets_a_400(make_whatsapp, graph_api, caplog):
+    channel, client = await make_whatsapp()
+    with caplog.at_level(logging.INFO):
+        for body in (DEEP, b'{"entry": ' + b"[" * 100_000 + b"}"):
+            response = await client.post("/whatsapp/webhook", data=body, headers=_signed(body))
+            assert response.status == 400 and "Traceback" not in await response.text()
+    assert "Traceback" not in caplog.text and graph_api.posts == []
+    assert 'channel="whatsapp",reason="json"} 2.0' in channel.conversation.metrics.render().decode()
+
+
+async def test_odd_whatsapp_message_shapes_never_get_a_500(make_whatsapp, graph_api, caplog):
+    channel, client = await make_whatsapp()
+    odd = [whatsapp_delivery("5511977776666", "wamid.P1", type="interactive",
+                             interactive={"type": "button_reply", "button_reply": {"id": [[[SECRET_WORDS]]]}}),
+           whatsapp_delivery("5511977776666", "wamid.P2", type="interactive",
+                             interactive={"type": "button_reply", "button_reply": {"id": {"x": SECRET_WORDS}}}),
+           whatsapp_delivery("55119777\x0066", "wamid.P3", SECRET_WORDS)]
+    with caplog.at_level(logging.INFO):
+        for payload in odd:
+            body = json.dumps(payload).encode()
+            response = await client.post("/whatsapp/webhook", data=body, headers=_signed(body))
+            assert 400 <= response.status < 500 and "Traceback" not in await response.text(), payload
+    await channel.conversation.drain()
+    assert graph_api.sent() == [] and channel.conversation.inbox.backlog()[0] == 0
+    assert "Traceback" not in caplog.text and SECRET_WORDS not in caplog.text
+    assert 'channel="whatsapp",reason="shape"} 3.0' in channel.conversation.metrics.render().decode()
 
 
 def test_the_log_of_skipped_updates_is_rate_limited_per_reason(caplog):

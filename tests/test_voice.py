@@ -177,6 +177,14 @@ async def test_an_over_long_whatsapp_audio_is_never_sent_for_transcription(whats
     assert stt.requests == []
 
 
+async def test_a_whatsapp_audio_without_a_media_id_gets_the_could_not_fetch_reply(whatsapp_voice, graph_api, stt):
+    channel, client = whatsapp_voice
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.V4", type="audio",
+                                                     audio={"id": "", "mime_type": "audio/ogg; codecs=opus"}))
+    (reply,) = graph_api.sent("text")
+    assert reply["text"]["body"] == messages.VOICE_UNAVAILABLE and graph_api.downloads == [] and stt.requests == []
+
+
 async def test_other_whatsapp_media_still_get_the_only_text_reply(whatsapp_voice, graph_api, stt):
     channel, client = whatsapp_voice
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.V3", type="sticker",
