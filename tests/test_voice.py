@@ -12,7 +12,7 @@ import pytest
 from bot.channels import messages
 from bot.metrics import Metrics
 from bot.transcription import Audio, Transcriber, TranscriptionError
-from bot.voice import VoiceNotes, intelligible
+from bot.voice import MAX_BYTES, VoiceNotes, intelligible
 from tests.conftest import deliver, started, stopped
 from tests.fakes.audio import ogg_opus
 from tests.fakes.transcription import FakeTranscriptionServer
@@ -127,6 +127,17 @@ async def test_a_file_the_bot_api_will_not_hand_over_gets_a_kind_reply(make_chan
         bot_api.push(update)
         (reply,) = await bot_api.wait_for_delivered(1, chat_id=705)
         assert reply["text"] == messages.VOICE_UNAVAILABLE and stt.requests == []
+    finally:
+        await stopped(channel)
+
+
+async def test_an_audio_over_the_size_cap_is_refused_whatever_length_it_claims(make_channel, bot_api, stt, voice):
+    channel = await started(make_channel(voice=voice))
+    try:
+        bot_api.push(bot_api.voice(706, "huge", ogg_opus(10) + bytes(MAX_BYTES), seconds=10))
+        (reply,) = await bot_api.wait_for_delivered(1, chat_id=706)
+        assert reply["text"] == messages.VOICE_TOO_LONG.format(length="", limit=180) and stt.requests == []
+        assert b'pastor_transcriptions_total{provider="openai",result="too_long"} 1.0' in voice.metrics.render()
     finally:
         await stopped(channel)
 
