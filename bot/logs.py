@@ -96,6 +96,8 @@ def configure(level: str = "INFO", json_format: bool = False, secrets: list[str]
     root.setLevel(level.upper())
     for noisy in ("httpx", "httpcore", "bm25s", "chromadb", "telegram.ext.Updater"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    for dumping in ("telegram.Bot", "telegram.ext.ExtBot"):  # at DEBUG they log every update people send
+        logging.getLogger(dumping).setLevel(max(logging.INFO, root.level))
     return masker
 
 

@@ -48,6 +48,9 @@ class Metrics:
                                      "versículo do dia, retenção, concessões, long polling)", ["task"], registry=r)
         self.storage_unavailable = Counter("pastor_storage_unavailable", "Operações recusadas porque o banco de "
                                            "dados não respondia", ["where"], registry=r)
+        self.malformed = Counter("pastor_malformed_updates", "Atualizações e entregas ilegíveis ignoradas, por canal "
+                                 "e motivo (json, shape, chat_id, update_id ou o tipo do erro de leitura)",
+                                 ["channel", "reason"], registry=r)
         self.transcription_seconds = Histogram("pastor_transcription_seconds", "Duração das transcrições",
                                                ["provider"], registry=r,
                                                buckets=(0.5, 1, 2, 4, 8, 15, 30, 60, 120))

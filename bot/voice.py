@@ -16,7 +16,7 @@ from corpus.text import fold
 
 log = logging.getLogger("pastor.voice")
 
-MAX_BYTES = 25 * 1024 * 1024  # what OpenAI-compatible endpoints accept; a note of unknown length above it is refused
+MAX_BYTES = 25 * 1024 * 1024  # what OpenAI-compatible endpoints accept; any note above it is refused
 
 
 class AudioUnavailable(RuntimeError):
@@ -63,7 +63,7 @@ class VoiceNotes:
         seconds = audio.seconds or duration(audio.data)
         if seconds and seconds > self.max_seconds:
             return self._too_long(seconds)
-        if seconds is None and len(audio.data) > MAX_BYTES:
+        if len(audio.data) > MAX_BYTES:  # whatever length it claims: the endpoint would refuse it anyway
             return self._too_long(None)
         try:
             text, took = await self.transcriber.transcribe(audio)

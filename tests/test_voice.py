@@ -12,7 +12,7 @@ import pytest
 from bot.channels import messages
 from bot.metrics import Metrics
 from bot.transcription import Audio, Transcriber, TranscriptionError
-from bot.voice import VoiceNotes, intelligible
+from bot.voice import MAX_BYTES, VoiceNotes, intelligible
 from tests.conftest import deliver, started, stopped
 from tests.fakes.audio import ogg_opus
 from tests.fakes.transcription import FakeTranscriptionServer
@@ -131,6 +131,17 @@ async def test_a_file_the_bot_api_will_not_hand_over_gets_a_kind_reply(make_chan
         await stopped(channel)
 
 
+async def test_an_audio_over_the_size_cap_is_refused_whatever_length_it_claims(make_channel, bot_api, stt, voice):
+    channel = await started(make_channel(voice=voice))
+    try:
+        bot_api.push(bot_api.voice(706, "huge", ogg_opus(10) + bytes(MAX_BYTES), seconds=10))
+        (reply,) = await bot_api.wait_for_delivered(1, chat_id=706)
+        assert reply["text"] == messages.VOICE_TOO_LONG.format(length="", limit=180) and stt.requests == []
+        assert b'pastor_transcriptions_total{provider="openai",result="too_long"} 1.0' in voice.metrics.render()
+    finally:
+        await stopped(channel)
+
+
 async def test_audio_is_never_stored_and_the_transcript_goes_with_apagar(make_channel, bot_api, stt, voice, tmp_path):
     stt.answer({"text": SAID})
     channel = await started(make_channel(voice=voice))
@@ -175,6 +186,14 @@ async def test_an_over_long_whatsapp_audio_is_never_sent_for_transcription(whats
     (reply,) = graph_api.sent("text")
     assert reply["text"]["body"] == messages.VOICE_TOO_LONG.format(length="; o seu tem 240", limit=180)
     assert stt.requests == []
+
+
+async def test_a_whatsapp_audio_without_a_media_id_gets_the_could_not_fetch_reply(whatsapp_voice, graph_api, stt):
+    channel, client = whatsapp_voice
+    await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.V4", type="audio",
+                                                     audio={"id": "", "mime_type": "audio/ogg; codecs=opus"}))
+    (reply,) = graph_api.sent("text")
+    assert reply["text"]["body"] == messages.VOICE_UNAVAILABLE and graph_api.downloads == [] and stt.requests == []
 
 
 async def test_other_whatsapp_media_still_get_the_only_text_reply(whatsapp_voice, graph_api, stt):

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
-import json
 import logging
 from dataclasses import asdict
 
-from aiohttp import web
 from telegram import BotCommand, InlineKeyboardMarkup, InlineQueryResultArticle, InputTextMessageContent, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
-from telegram.ext import AIORateLimiter, Application, ExtBot
+from telegram.ext import AIORateLimiter, Application
 from telegram.request import HTTPXRequest
 
 from bot.card import Card
@@ -29,11 +26,12 @@ from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
 from bot.channels.inline import InlineVerses
+from bot.channels.malformed import Malformed, MalformedUpdate, describe
+from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401 (the webhook is imported from here)
 from bot.channels.typing import repeating
 from bot.conversation import COMMANDS, Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
-from bot.outage import StorageUnavailable
 from bot.outgoing import card_button_data
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
@@ -57,35 +55,8 @@ BOT_COMMANDS = [
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-STORE_ATTEMPTS, STORE_WAIT = 5, 0.4  # a polled batch waits up to ~2 s for the database before it is refetched
 ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": "apagar:sim"},
                                       {"text": "Cancelar", "callback_data": "apagar:nao"}]]}
-
-
-class InboxBot(ExtBot):
-    """An ExtBot that hands every polled update to the inbox before ``getUpdates`` returns."""
-
-    def __init__(self, *args, on_updates=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._on_updates = on_updates
-
-    async def get_updates(self, *args, **kwargs):
-        updates = await super().get_updates(*args, **kwargs)
-        if self._on_updates is not None and updates and not await self._stored(updates):
-            return ()  # not confirmed: Telegram hands them over again on the next call
-        return updates
-
-    async def _stored(self, updates) -> bool:
-        """Store a batch, waiting a little for a database that is away; False if it stays away."""
-        for _ in range(STORE_ATTEMPTS):
-            try:
-                self._on_updates(updates)
-                return True
-            except StorageUnavailable:
-                await asyncio.sleep(STORE_WAIT)
-        log.warning("%d atualização(ões) do Telegram não confirmadas: banco de dados indisponível", len(updates))
-        return False
 
 
 class TelegramChannel:
@@ -101,7 +72,9 @@ class TelegramChannel:
         self._inline_tasks: set[asyncio.Task] = set()
         base = api_base_url.rstrip("/")
         files = file_base_url.rstrip("/") or f"{base}/file/bot"  # voice notes are downloaded from here
+        self.malformed = Malformed(self.name, conversation.metrics, log)
         bot = InboxBot(token, base_url=f"{base}/bot", base_file_url=files, on_updates=self._polled,
+                       on_malformed=self.malformed.skip,
                        request=HTTPXRequest(connection_pool_size=CONNECTIONS), get_updates_request=HTTPXRequest(),
                        rate_limiter=rate_limiter or AIORateLimiter(max_retries=0))  # retries are the core's
         self.app: Application = Application.builder().bot(bot).concurrent_updates(8).build()
@@ -152,11 +125,15 @@ class TelegramChannel:
     # -- in ----------------------------------------------------------------------------------------
     def _polled(self, updates) -> None:
         for update in updates:
-            self.accept(update)
+            try:
+                self.accept(update)
+            except MalformedUpdate as error:  # skipped; a failing inbox still fails the batch (fetched again)
+                self.malformed.skip(update.update_id, error)
 
     def accept(self, update: Update) -> bool:
-        """Store one update for the core; False when it is not for us or was seen before. Inline queries are
-        answered at once, outside the inbox (a person waiting for suggestions retypes rather than waits)."""
+        """Store one update for the core; False when it is not for us or was seen before; raises `MalformedUpdate`
+        for one it cannot read. Inline queries are answered at once, outside the inbox (a person waiting for
+        suggestions retypes rather than waits)."""
         if update.inline_query is not None:
             task = asyncio.get_running_loop().create_task(self._answer_inline(update.inline_query))
             self._inline_tasks.add(task)
@@ -166,10 +143,21 @@ class TelegramChannel:
         return inbound is not None and self.conversation.accept(inbound)
 
     def inbound(self, update: Update) -> Inbound | None:
-        """What the person sent, or None for what the bot does not answer (channels, edits, other groups' talk)."""
+        """What the person sent, or None for what the bot does not answer (channels, edits, other groups' talk);
+        raises `MalformedUpdate` for an update of odd types (a chat id that is no number, a text that is none)."""
+        try:
+            return self._inbound(update)
+        except MalformedUpdate:
+            raise
+        except Exception as error:  # python-telegram-bot keeps the JSON types it is given
+            raise MalformedUpdate(*describe(error)) from None
+
+    def _inbound(self, update: Update) -> Inbound | None:
         chat = update.effective_chat
         if chat is None or chat.type == ChatType.CHANNEL:
             return None
+        if type(chat.id) is not int:
+            raise MalformedUpdate("chat_id")
         chat_id, update_id = str(chat.id), str(update.update_id)
         query = update.callback_query
         if query is not None:
@@ -350,36 +338,3 @@ def _voice_meta(message, media) -> dict:
     else:
         filename, mime = "video.mp4", "video/mp4"
     return {"file_id": media.file_id, "seconds": seconds, "filename": filename, "mime": mime}
-
-
-class TelegramWebhook:
-    """The webhook route: checks Telegram's secret header, stores the update, then answers 200."""
-
-    def __init__(self, channel: TelegramChannel, secret: str):
-        if not secret:
-            raise ValueError("o webhook do Telegram exige um segredo (TELEGRAM_WEBHOOK_SECRET)")
-        self.channel, self.secret = channel, secret.encode()
-
-    def register(self, app: web.Application, path: str = "/telegram/webhook") -> None:
-        app.router.add_post(path, self.handle)
-
-    async def handle(self, request: web.Request) -> web.Response:
-        given = request.headers.get(SECRET_HEADER, "")
-        if not given.isascii() or not hmac.compare_digest(given.encode(), self.secret):
-            log.warning("webhook do Telegram com segredo ausente ou errado: recusado")
-            return web.json_response({"error": "forbidden"}, status=403)
-        try:
-            data = json.loads(await request.read())
-        except (ValueError, UnicodeDecodeError):
-            return web.json_response({"error": "invalid json"}, status=400)
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return web.json_response({"error": "not an update"}, status=400)
-        try:
-            update = Update.de_json(data, self.channel.bot)
-            self.channel.accept(update)
-        except StorageUnavailable:
-            raise  # the server answers 503: Telegram delivers it again
-        except Exception as error:  # untrusted input of any odd shape: a 400, never a 500 with a traceback
-            log.warning("atualização do Telegram malformada recusada: %s", type(error).__name__)
-            return web.json_response({"error": "malformed update"}, status=400)
-        return web.json_response({"ok": True})

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
-import json
 import logging
 from dataclasses import asdict
 
@@ -15,20 +14,18 @@ from aiohttp import web
 
 from bot.card import Card
 from bot.card import render as render_card
-from bot.care.cases import valid_code
-from bot.care.team import BUTTON, TEAM_COMMANDS
+from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
+from bot.channels.malformed import Malformed, MalformedUpdate, load_json
 from bot.channels.typing import repeating
-from bot.conversation import COMMANDS, Conversation, Outgoing
+from bot.channels.whatsapp_intake import MalformedDelivery, command_of, inbound_messages  # noqa: F401 (tests)
+from bot.conversation import Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
 from bot.outgoing import card_button_data
-from bot.subscriptions import parse_time
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
-from corpus.references import parse_reference
-from corpus.text import fold
 
 log = logging.getLogger("pastor.whatsapp")
 
@@ -117,6 +114,7 @@ class WhatsAppChannel:
         name, _, language = daily_template.partition(":")
         self.template = (name.strip(), language.strip() or "pt_BR") if name.strip() else None
         self.scheduled = self.template is not None  # Meta allows unrequested messages only as approved templates
+        self.malformed = Malformed(self.name, conversation.metrics, log)
         conversation.register(self)
 
     # -- out ---------------------------------------------------------------------------------------
@@ -160,6 +158,8 @@ class WhatsAppChannel:
             raise
 
     async def fetch_audio(self, inbound: Inbound) -> Audio:
+        if not inbound.meta.get("media_id"):
+            raise AudioUnavailable("mensagem de áudio sem id de mídia")
         data, mime = await self.graph.media(inbound.meta["media_id"])
         mime = mime.split(";")[0].strip() or "audio/ogg"
         extension = {"audio/ogg": "ogg", "audio/mpeg": "mp3", "audio/mp4": "m4a", "audio/aac": "aac",
@@ -201,78 +201,6 @@ def _buttons(body: str, buttons: list[tuple[str, str]]) -> dict:
         "action": {"buttons": [{"type": "reply", "reply": {"id": i, "title": t[:20]}} for i, t in buttons]}}}
 
 
-class MalformedDelivery(ValueError):
-    """A webhook body that is not the Cloud API's shape."""
-
-
-def inbound_messages(payload) -> list[Inbound]:
-    """The messages of one delivery ("statuses" such as delivered/read are ignored); raises `MalformedDelivery`."""
-    out: list[Inbound] = []
-    for entry in _list(payload.get("entry") if isinstance(payload, dict) else None, "entry"):
-        for change in _list(_dict(entry, "entry").get("changes"), "changes"):
-            value = _dict(_dict(change, "change").get("value", {}), "value")
-            for message in _list(value.get("messages"), "messages"):
-                message = _dict(message, "message")
-                sender, wamid = message.get("from"), message.get("id")
-                if not isinstance(sender, str) or not isinstance(wamid, str) or not sender or not wamid:
-                    raise MalformedDelivery("message without from/id")
-                out.append(_inbound(sender, wamid, message))
-    return out
-
-
-def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
-    kind, meta = message.get("type"), {"wamid": wamid}
-    if kind == "interactive":
-        reply = _dict(_dict(message.get("interactive", {}), "interactive").get("button_reply", {}), "button_reply")
-        return Inbound("whatsapp", sender, wamid, "button", str(reply.get("id", "")), meta)
-    if kind == "audio":
-        media_id = _dict(message.get("audio", {}), "audio").get("id")
-        if isinstance(media_id, str) and media_id:
-            return Inbound("whatsapp", sender, wamid, "voice", "", {**meta, "media_id": media_id})
-    if kind != "text":
-        return Inbound("whatsapp", sender, wamid, "other", "", meta)
-    text = _dict(message.get("text", {}), "text").get("body")
-    text = text if isinstance(text, str) else ""
-    command = command_of(text)
-    if command is not None:
-        name, args = command
-        return Inbound("whatsapp", sender, wamid, "command", name, {**meta, "args": args})
-    return Inbound("whatsapp", sender, wamid, "text", text, meta)
-
-
-def command_of(text: str) -> tuple[str, str] | None:
-    """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16" /
-    "responder K7MX texto" (only with a time, a reference or a case after them: any other message is for
-    the pastor)."""
-    words = text.strip().lstrip("/").split(maxsplit=1)
-    if not words:
-        return None
-    name, args = fold(words[0]).rstrip(".!"), words[1].strip() if len(words) > 1 else ""
-    if name not in COMMANDS or name == "start":
-        return None
-    if not args:
-        return name, ""
-    if (name == "diario" and parse_time(args)) or (name == "imagem" and parse_reference(args)):
-        return name, args
-    if name in TEAM_COMMANDS and valid_code(args.split()[0]):  # the care team's (only team numbers may)
-        return name, args
-    return None
-
-
-def _list(value, what: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise MalformedDelivery(f"{what} is not a list")
-    return value
-
-
-def _dict(value, what: str) -> dict:
-    if not isinstance(value, dict):
-        raise MalformedDelivery(f"{what} is not an object")
-    return value
-
-
 class WhatsAppWebhook:
     """The webhook routes: Meta's verification handshake, and signed deliveries stored before the 200."""
 
@@ -297,12 +225,12 @@ class WhatsAppWebhook:
             log.warning("entrega do WhatsApp com assinatura ausente ou errada: recusada")
             return web.json_response({"error": "forbidden"}, status=403)
         try:
-            payload = json.loads(body)
+            payload = load_json(body)
             if not isinstance(payload, dict):
                 raise MalformedDelivery("not an object")
             inbound = inbound_messages(payload)
-        except (ValueError, UnicodeDecodeError) as error:  # MalformedDelivery is a ValueError
-            log.warning("entrega do WhatsApp malformada recusada: %s", error)
+        except MalformedUpdate as error:  # no JSON, too deep, or not the Cloud API's shape: a 400, never a 500
+            self.channel.malformed.skip(getattr(error, "update_id", None), error)
             return web.json_response({"error": "invalid payload"}, status=400)
         for message in inbound:
             self.channel.conversation.accept(message)
