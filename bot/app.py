@@ -102,15 +102,16 @@ def open_index(settings: Settings, build: bool = True, on_build=lambda: None) ->
 
 
 def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None = None,
-              retriever: Retriever | None = None, on_build=lambda: None) -> App:
+              retriever: Retriever | None = None, on_build=lambda: None, memory: Memory | None = None) -> App:
     settings = settings or Settings()
     http = http or http_client(settings.llm_timeout)
     llm = create_provider(settings, http)  # a missing key is reported before the index is opened
     transcriber = create_transcriber(settings, http)
     with stage("índice aberto (total)"):
         retriever = retriever or open_index(settings, on_build=on_build)
-    with stage("banco de dados conectado"):
-        memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
+    if memory is None:
+        with stage("banco de dados conectado"):
+            memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
     edition = edition_for(settings.corpus_path, retriever.bible.name)
     config = PastorConfig(crisis_contacts=settings.crisis_contacts,
                           crisis_contacts_replace=settings.crisis_contacts_replace,

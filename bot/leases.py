@@ -46,6 +46,8 @@ class Leases:
         """`acquire` for a holder that must stop when unsure: a database that cannot answer counts as lost."""
         try:
             return self.acquire(name, owner, seconds)
+        except StorageUnavailable:
+            raise  # the caller decides: a chat's worker keeps going, the poller steps down
         except Exception as error:
             log.error("não foi possível renovar %s: %s: %s", name, type(error).__name__, error)
             return False

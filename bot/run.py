@@ -12,6 +12,7 @@ from aiohttp import web
 from bot.app import App, build_app
 from bot.care.team import Team
 from bot.channels.inline import InlineVerses
+from bot.channels.malformed import Malformed
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
@@ -20,6 +21,8 @@ from bot.devotional import Devotional
 from bot.leases import Leader
 from bot.llm.base import LLMError
 from bot.llm.factory import LLMConfigError
+from bot.memory import Memory
+from bot.metrics import Metrics
 from bot.server import build_server
 from bot.status import status_text
 from bot.storage import StorageError
@@ -27,6 +30,7 @@ from bot.transcription import TranscriberConfigError
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
 from retrieval.people import CREDIT as PEOPLE_CREDIT
+from retrieval.startup import stage
 from retrieval.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
@@ -231,9 +235,18 @@ async def prepare(settings) -> App | None:
     def on_build() -> None:
         state["index"] = "construindo"
 
-    runner = await warming_server(settings, state)
+    memory = None
     try:
-        return await asyncio.to_thread(build_app, settings, on_build=on_build)
+        with stage("banco de dados conectado"):
+            memory = await asyncio.to_thread(Memory.connect, settings.database_url.get_secret_value(),
+                                             settings.data_dir)
+    except StorageError:
+        pass  # reported below, with the reason, once the port answers
+    runner = await warming_server(settings, state, early_intake(settings, memory))
+    try:
+        if memory is None:  # the same failure again, now reported as the database's
+            memory = Memory.connect(settings.database_url.get_secret_value(), settings.data_dir)
+        return await asyncio.to_thread(build_app, settings, on_build=on_build, memory=memory)
     except (LLMConfigError, TranscriberConfigError) as error:
         print(f"erro: {error}", file=sys.stderr, flush=True)
         return None
@@ -252,16 +265,23 @@ async def prepare(settings) -> App | None:
         await runner.cleanup()
 
 
-async def warming_server(settings, state: dict) -> web.AppRunner:
-    """/healthz 200 and /readyz 503 with the index state; webhooks get 503 (the platforms deliver again later)."""
-    async def healthz(_request):
-        return web.json_response({"status": "ok"})
+def early_intake(settings, memory) -> list:
+    """The WhatsApp webhook while the index loads: deliveries go into the inbox (answered once ready) instead
+    of a 503 that Meta retries for hours. Telegram needs none: polling starts when ready, webhooks retry."""
+    if memory is None or not settings.whatsapp_access_token.get_secret_value():
+        return []
+    return [WhatsAppWebhook(None, settings.whatsapp_verify_token.get_secret_value(),
+                            settings.whatsapp_app_secret.get_secret_value(), accept=memory.inbox.add,
+                            malformed=Malformed("whatsapp", Metrics(), logging.getLogger("pastor.whatsapp")))]
 
+
+async def warming_server(settings, state: dict, handlers=()) -> web.AppRunner:
+    """/healthz 200 and /readyz 503 with the index state; the WhatsApp webhook stores what arrives, any other
+    route gets 503 (the platforms deliver again later)."""
     async def not_yet(_request):
         return web.json_response({"ready": False, "checks": dict(state)}, status=503)
 
-    app = web.Application()
-    app.router.add_get("/healthz", healthz)
+    app = build_server(lambda: dict(state), handlers)  # /readyz: 503 while the state holds no True
     app.router.add_route("*", "/{tail:.*}", not_yet)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()

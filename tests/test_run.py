@@ -222,3 +222,43 @@ async def test_the_daily_word_fires_once_at_its_time_across_restarts(mini_index,
     finally:
         log = await stop(process)
     assert len(words()) == 2 and "envio(s) na fila" not in log
+
+
+async def test_a_whatsapp_delivery_that_arrives_while_the_index_builds_is_stored_and_answered_once_ready(
+        mini_config, graph_api):
+    from tests.fakes.whatsapp import FakeGraphAPI, whatsapp_delivery
+    from tests.test_crash_recovery import post_whatsapp
+    from tests.test_whatsapp import SECRET, VERIFY
+
+    port = free_port()
+    env = {**os.environ, "CORPUS_PATH": str(mini_config.corpus_path), "DATA_DIR": str(mini_config.data_dir),
+           "TOPICS_PATH": "", "LLM_PROVIDER": "none", "TELEGRAM_BOT_TOKEN": "", "HTTP_HOST": "127.0.0.1",
+           "HTTP_PORT": str(port), "LOG_LEVEL": "INFO", "WHATSAPP_ACCESS_TOKEN": FakeGraphAPI.TOKEN,
+           "WHATSAPP_APP_SECRET": SECRET, "WHATSAPP_VERIFY_TOKEN": VERIFY,
+           "WHATSAPP_PHONE_NUMBER_ID": FakeGraphAPI.PHONE_ID, "WHATSAPP_API_BASE_URL": graph_api.url}
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
+                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL)
+    try:
+        async with httpx.AsyncClient() as client:
+            for _ in range(1200):  # the port answers first, while the index is still being built
+                try:
+                    if (await client.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.05)
+            before = await client.get(f"http://127.0.0.1:{port}/readyz")
+            assert before.status_code == 503 and before.json()["checks"]["index"] in ("abrindo", "construindo")
+            delivery = whatsapp_delivery("5511900003333", "wamid.EARLY", "a formiga e o preguiçoso")
+            assert await post_whatsapp(port, delivery) == 200  # stored, not a 503 retried for hours
+            assert (await client.get(f"http://127.0.0.1:{port}/readyz")).status_code == 503
+            for _ in range(3000):
+                if graph_api.sent():
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)
+            assert [m["to"] for m in graph_api.sent()] == ["5511900003333"] * 2  # the answer and its sources
+            assert "formiga" in graph_api.sent()[0]["text"]["body"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, err.decode()[-3000:]

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import hmac
 import logging
+from collections.abc import Callable
 from dataclasses import asdict
 
 import httpx
@@ -204,8 +205,13 @@ def _buttons(body: str, buttons: list[tuple[str, str]]) -> dict:
 class WhatsAppWebhook:
     """The webhook routes: Meta's verification handshake, and signed deliveries stored before the 200."""
 
-    def __init__(self, channel: WhatsAppChannel, verify_token: str, app_secret: str):
+    def __init__(self, channel: WhatsAppChannel | None, verify_token: str, app_secret: str, *,
+                 accept: Callable[[Inbound], bool] | None = None, malformed: Malformed | None = None):
+        """``accept`` and ``malformed`` default to the channel's; before the channel exists (the index still
+        loading) deliveries go straight into the inbox and are answered once it is ready."""
         self.channel, self.verify_token, self.app_secret = channel, verify_token, app_secret
+        self.accept = accept or channel.conversation.accept
+        self.malformed = malformed or channel.malformed
 
     def register(self, app: web.Application, path: str = "/whatsapp/webhook") -> None:
         app.router.add_get(path, self.verify)
@@ -230,8 +236,8 @@ class WhatsAppWebhook:
                 raise MalformedDelivery("not an object")
             inbound = inbound_messages(payload)
         except MalformedUpdate as error:  # no JSON, too deep, or not the Cloud API's shape: a 400, never a 500
-            self.channel.malformed.skip(getattr(error, "update_id", None), error)
+            self.malformed.skip(getattr(error, "update_id", None), error)
             return web.json_response({"error": "invalid payload"}, status=400)
         for message in inbound:
-            self.channel.conversation.accept(message)
+            self.accept(message)
         return web.json_response({"ok": True})
