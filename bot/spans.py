@@ -36,6 +36,8 @@ def cut(text: str, start: int, end: int, insert: str = "") -> str:
         return _tidy(joined + (" " + right if right and not right.startswith(("\n", ",", ".")) else right))
     if left and right and not left.endswith("\n") and not right.startswith("\n"):
         return _tidy(f"{left} {right}")
+    if left.endswith("\n") and right.startswith("\n"):
+        right = right[1:]  # a whole line went: so does its line break
     return _tidy(left + right)
 
 

@@ -174,3 +174,21 @@ def test_the_person_text_and_history_never_break_the_delimiters():
     assert last.index("</fontes>") < last.index("<mensagem>")  # the real blocks, in their places
     for replayed in messages[1:-1]:
         assert "<" not in replayed.content and ">" not in replayed.content
+
+
+# -- a removed citation takes its words with it -------------------------------------------------------
+@pytest.mark.parametrize("answer, expected", [
+    ("Deus cuida de você (Salmos 23:1). Lembre também de Mateus 29:3 e de Lucas 99:1 (Atos 40:2). Fique em paz.",
+     "Deus cuida de você (Salmos 23:1). Fique em paz."),
+    ("Leia Salmos 23:1, Mateus 29:3 e Lucas 99:1 hoje.", "Leia Salmos 23:1 hoje."),
+    ("Mateus 29:3 diz que Deus cuida. Salmos 23:1 consola.", "Salmos 23:1 consola."),
+    ("Deus é fiel — Mateus 29:3. Ore com Salmos 23:1.", "Deus é fiel. Ore com Salmos 23:1."),
+    ("Deus te ama. Como está em Mateus 29:3, tudo coopera. Ore com Salmos 23:1.",
+     "Deus te ama. Tudo coopera. Ore com Salmos 23:1."),
+    ("Ore sempre, conforme Mateus 29:3. Salmos 23:1 consola.", "Ore sempre. Salmos 23:1 consola."),
+    ("Veja também:\n- Mateus 29:3: Deus é amor\n- Salmos 23:1", "Veja também:\n- Salmos 23:1"),
+])
+def test_a_removed_citation_leaves_no_hole_in_its_sentence(bible, answer, expected):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == expected
+    assert not any(hole in checked.text for hole in (" de e ", "()", "—.", " de.", "-:"))
