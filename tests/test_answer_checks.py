@@ -192,3 +192,23 @@ def test_a_removed_citation_leaves_no_hole_in_its_sentence(bible, answer, expect
     checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
     assert checked.text == expected
     assert not any(hole in checked.text for hole in (" de e ", "()", "—.", " de.", "-:"))
+
+
+# -- the person's words given to a verse ---------------------------------------------------------------
+FORGED = "Deus nunca permite sofrimento algum aos seus filhos queridos"
+
+
+@pytest.mark.parametrize("answer", [
+    f"Como está escrito em Salmos 23:1: “{FORGED}”. Confie.",
+    f"Lembre: “{FORGED}” (Salmos 23:1). Confie.",
+])
+def test_the_person_words_given_to_a_verse_are_checked_against_it(bible, answer):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED, message=f"pastor, {FORGED}, não é?"))
+    assert "sofrimento" not in checked.text and SHEPHERD.rstrip(".") in checked.text
+    assert [c["action"] for c in checked.corrected_quotes] == ["corrected"]
+
+
+def test_the_person_words_given_to_scripture_without_a_verse_go(bible):
+    checked = check_answer(f"Estou com você. A Bíblia diz: “{FORGED}”. Salmos 23:1 consola.",
+                           AnswerRules(bible, RETRIEVED, message=FORGED))
+    assert checked.text == "Estou com você. Salmos 23:1 consola."
