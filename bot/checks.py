@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from bot import texts
 from bot.citations import validate
+from bot.claims import check_claims
 from bot.guard import guard
 from bot.quotes import check_quotes
 from corpus.bible import Bible
@@ -33,10 +34,11 @@ class CheckedAnswer:
 
 
 def check_answer(text: str, rules: AnswerRules, final: bool = True) -> CheckedAnswer:
-    """Citations, quotations, contacts and treatment directives, in that order; ``final`` adds the
+    """Citations, quotations, claims about a verse, contacts and treatment directives, in that order; ``final`` adds the
     unanchored note to an answer left without citations (a draft never shows it)."""
     cited = validate(text, rules.retrieved, rules.bible, note=False)
     quoted = check_quotes(cited.text, rules.bible, rules.retrieved, rules.message)
+    quoted = check_claims(quoted.text, rules.bible, quoted)
     guarded = guard(quoted.text, rules.allowed_contacts, rules.referral)
     body = guarded.text
     referenced = [c["reference"] for c in quoted.corrections if c["action"] == "referenced"]

@@ -212,3 +212,31 @@ def test_the_person_words_given_to_scripture_without_a_verse_go(bible):
     checked = check_answer(f"Estou com você. A Bíblia diz: “{FORGED}”. Salmos 23:1 consola.",
                            AnswerRules(bible, RETRIEVED, message=FORGED))
     assert checked.text == "Estou com você. Salmos 23:1 consola."
+
+
+# -- words given to a verse without quotation marks ------------------------------------------------------
+@pytest.mark.parametrize("answer, expected", [
+    ("Salmos 23:1 — Deus nunca permite sofrimento aos seus filhos. Confie.",
+     f"Salmos 23:1 — “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Em Salmos 23:1 diz que Deus nunca permite sofrimento aos seus filhos… Confie.",
+     f"Em Salmos 23:1 diz: “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Segundo Salmos 23:1, quem dá o dízimo fica rico. Confie.",
+     f"Segundo Salmos 23:1, “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Em Salmos 23:1, Deus promete que você nunca ficará doente. Confie.",
+     f"Em Salmos 23:1, Deus promete: “{SHEPHERD.rstrip('.')}”. Confie."),
+])
+def test_an_invented_content_of_a_verse_becomes_its_words(bible, answer, expected):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == expected
+    assert [c["action"] for c in checked.corrected_quotes] == ["corrected"]
+
+
+@pytest.mark.parametrize("answer", [
+    "Salmos 23:1 diz que o Senhor cuida de você como um pastor cuida das ovelhas.",  # a paraphrase
+    "Em Salmos 23:1, vemos que Deus cuida de nós como das suas ovelhas.",
+    "Leia Salmos 23:1 — ele vai te consolar hoje.",  # a comment on the verse, not its content
+    "Salmos 23:1 fala de cuidado.",
+])
+def test_a_paraphrase_or_a_comment_on_a_verse_stays(bible, answer):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == answer and checked.corrected_quotes == []
