@@ -39,6 +39,8 @@ class Guarded:
 class _Rules:
     directive: re.Pattern
     negations: frozenset[str]
+    cautions_before: re.Pattern
+    cautions_after: re.Pattern
 
 
 @cache
@@ -53,7 +55,8 @@ def _rules() -> _Rules:
     care = alternatives(t["visit_objects"])
     visit = rf"\b(?P<visit>{alternatives(t['visit_verbs'])})\b(?:\s+\S+){{0,2}}?\s+(?:{care})\b"
     return _Rules(re.compile("|".join([verb, visit, *(rf"\b(?:{p})\b" for p in t["patterns"])])),
-                  frozenset(t["negations"]))
+                  frozenset(t["negations"]), re.compile(rf"\b(?:{alternatives(t['cautions_before'])})\b"),
+                  re.compile(rf"\b(?:{alternatives(t['cautions_after'])})\b"))
 
 
 def guard(text: str, allowed: str, referral: str, judge: Judge | None = None, masked: str | None = None) -> Guarded:
@@ -71,6 +74,9 @@ def guard(text: str, allowed: str, referral: str, judge: Judge | None = None, ma
         if (found.group("verb") or found.group("visit")) and _negated(folded, found.start(), rules.negations):
             continue
         start, end = sentence_span(text, found.start(), found.end())
+        if rules.cautions_before.search(folded, start, found.start()) or rules.cautions_after.search(
+                folded, found.end(), end):
+            continue  # a caution, a condition, someone else's words
         result.replaced_directives.append(text[start:end].strip())
         spans.append((start, end, referral))
     if judge is not None:
