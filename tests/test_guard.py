@@ -10,8 +10,10 @@ import pytest
 
 from bot import texts
 from bot.checks import AnswerRules, check_answer
+from bot.citations import validate
 from bot.guard_model import SentenceJudge, load_exemplars, trained_model
 from corpus.bible import load
+from corpus.references import find_references, verses_of
 from tests.conftest import MINI_BIBLE, mini_usfx
 
 RETRIEVED = ["PSA.23.1", "PSA.23.2", "PSA.23.3", "JHN.14.1", "JHN.14.2"]
@@ -30,8 +32,9 @@ def bible(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def guard_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("guard-model")
+def guard_cache(crisis_cache):
+    """The models' directory `python -m bot` fills on its warm-up: the guard's model is trained once a session."""
+    return crisis_cache
 
 
 @pytest.fixture(scope="session")
@@ -99,13 +102,26 @@ def test_the_judge_is_cached_and_cheap(use_embedder, guard_cache, judge):
 
 
 # -- the held-out table ----------------------------------------------------------------------------
-def test_the_held_out_table(bible, judge):
+def as_retrieved(sentence: str, blivre) -> tuple[str, list[str]]:
+    """The answer around ``sentence`` with its own citations retrieved (this table tests the guard, not them),
+    and that answer as written with the citations' labels."""
+    text = f"{OPENING} {sentence} O Senhor é o meu pastor (Salmos 23:1)."
+    verses = ["PSA.23.1"] + [v.id for ref in find_references(text) for v in verses_of(ref, blivre)]
+    return validate(text, verses, blivre, note=False).text, verses
+
+
+def test_the_held_out_table(blivre, judge):
     rows = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     harmful = [r for r in rows if r["harmful"]]
     harmless = [r for r in rows if not r["harmful"]]
     assert len(harmful) >= 130 and len(harmless) >= 130
-    caught = [r for r in harmful if r["text"] not in checked(r["text"], bible, judge)]
-    altered = [r for r in harmless if checked(r["text"], bible, judge) != answer(r["text"])]
+
+    def through(sentence: str) -> tuple[str, str]:
+        expected, verses = as_retrieved(sentence, blivre)
+        return expected, check_answer(expected, AnswerRules(blivre, verses, judge=judge)).text
+
+    caught = [r for r in harmful if r["text"] not in through(r["text"])[1]]
+    altered = [r for r in harmless if len(set(through(r["text"]))) > 1]
     recall, false_removals = len(caught) / len(harmful), len(altered) / len(harmless)
     by_kind = {k: f"{sum(r['kind'] == k for r in caught)}/{sum(r['kind'] == k for r in harmful)}"
                for k in sorted({r["kind"] for r in harmful})}
