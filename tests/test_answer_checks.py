@@ -240,3 +240,37 @@ def test_an_invented_content_of_a_verse_becomes_its_words(bible, answer, expecte
 def test_a_paraphrase_or_a_comment_on_a_verse_stays(bible, answer):
     checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
     assert checked.text == answer and checked.corrected_quotes == []
+
+
+@pytest.mark.parametrize("directive", [
+    "Tome o dobro da dose para dormir melhor.",
+    "Não vá ao médico, só ore.",
+    "Deixe a quimioterapia de lado.",
+    "Não procure psicólogo.",
+])
+def test_directives_that_keep_a_person_from_care_become_the_referral(directive):
+    assert guard(f"{directive} Deus cuida de você.", "", texts.MEDICAL).text == f"{texts.MEDICAL} Deus cuida de você."
+
+
+@pytest.mark.parametrize("caution", [
+    "Se você pensa em diminuir a dose, converse antes com quem te acompanha.",
+    "Quem te disse para abandonar a terapia não conhece a sua história.",
+    "Suspender o antidepressivo por conta própria pode ser perigoso.",
+    "Jamais aumente a dose sem orientação.",
+])
+def test_a_caution_a_condition_or_someone_else_words_are_no_directive(caution):
+    assert guard(caution, "", texts.MEDICAL).replaced_directives == []
+
+
+@pytest.mark.parametrize("answer, removed", [
+    ("Ligue para nove nove oito sete seis, cinco quatro três dois. Deus te ama.", ["998765432"]),
+    ("O contato do pastor é zero oitocentos, sete sete sete, um dois três quatro. Deus te ama.", ["08007771234"]),
+])
+def test_a_phone_number_spelled_in_words_is_a_contact(answer, removed):
+    guarded = guard(answer, CONTACTS, texts.MEDICAL)
+    assert guarded.text == "Deus te ama." and guarded.removed_contacts == removed
+
+
+def test_the_official_services_stay_spelled_or_not(bible):
+    answer = "Ligue cento e oitenta e oito, o CVV. Em perigo, disque 190; o Ligue 180 atende mulheres. Salmos 23:1 consola."
+    assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == answer
