@@ -18,7 +18,7 @@ _JOINER = re.compile(r"[ \t]*(?:[,;]|,?[ \t]*\b(?:e|ou)\b)?[ \t]*(?:\b(?:de|em|d
 _OPEN_PAREN = re.compile(r"[ \t]*\([ \t]*(?:(?:cf\.?|veja|vide|ver)[ \t]+)?$", re.IGNORECASE)
 _INTRO = (r"(?:como (?:está|esta) (?:escrito )?em|como (?:diz|ensina|lemos em|vemos em|mostra)|conforme|segundo"
           r"|de acordo com|lemos em|vemos em|em|veja|leia|cf\.?)")
-_LEAD = re.compile(rf"[ \t]*{_INTRO}[ \t]+$", re.IGNORECASE)  # "Como está em X, tudo coopera."
+_LEAD = re.compile(rf"[ \t]*{_INTRO}[ \t]+$", re.IGNORECASE)  # "Como está em X, tudo coopera.", "Veja X e ore."
 _TAIL = re.compile(rf",[ \t]*{_INTRO}[ \t]+$", re.IGNORECASE)  # "Tudo coopera, como está em X."
 _DASH = re.compile(r"[ \t]*[—–-][ \t]*$")
 _TIDY = [
@@ -105,7 +105,7 @@ def _edits(text: str, refs: list[Reference], labels: list[str | None]) -> list[t
         elif (dash := _DASH.search(text, 0, first.start)) and re.match(r"[ \t]*(?:[.!?]|\n|$)", text[last.end:]):
             edits.append((dash.start(), last.end, "", False))
         elif (_LEAD.match(text, begin := sentence_span(text, first.start, last.end)[0], first.start)
-              and (comma := re.match(r"[ \t]*,[ \t]*", text[last.end:]))):
+              and (comma := re.match(r"[ \t]*(?:,|\be\b)[ \t]*", text[last.end:]))):
             begin += len(text[begin:first.start]) - len(text[begin:first.start].lstrip())
             edits.append((begin, last.end + comma.end(), "", False))
         elif (tail := _TAIL.search(text, 0, first.start)) and re.match(r"[ \t]*(?:[.!?]|\n|$)", text[last.end:]):

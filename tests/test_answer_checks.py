@@ -272,5 +272,6 @@ def test_a_phone_number_spelled_in_words_is_a_contact(answer, removed):
 
 
 def test_the_official_services_stay_spelled_or_not(bible):
-    answer = "Ligue cento e oitenta e oito, o CVV. Em perigo, disque 190; o Ligue 180 atende mulheres. Salmos 23:1 consola."
+    answer = ("Ligue cento e oitenta e oito, o CVV. Em perigo, disque 190; o Ligue 180 atende mulheres. "
+              "Salmos 23:1 consola.")
     assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == answer
