@@ -21,6 +21,7 @@ _INTRO = (r"(?:como (?:está|esta) (?:escrito )?em|como (?:diz|ensina|lemos em|v
 _LEAD = re.compile(rf"[ \t]*{_INTRO}[ \t]+$", re.IGNORECASE)  # "Como está em X, tudo coopera.", "Veja X e ore."
 _TAIL = re.compile(rf",[ \t]*{_INTRO}[ \t]+$", re.IGNORECASE)  # "Tudo coopera, como está em X."
 _DASH = re.compile(r"[ \t]*[—–-][ \t]*$")
+_BOUNDARY = re.compile(r"[ \t]*(?:[,;—–]|\s(?:e|ou|mas)\s)")  # where a clause starts or ends
 _TIDY = [
     (re.compile(r"[ \t]+([,.;:!?)])"), r"\1"),
     (re.compile(r"[ \t]{2,}"), " "),
@@ -111,9 +112,33 @@ def _edits(text: str, refs: list[Reference], labels: list[str | None]) -> list[t
         elif (tail := _TAIL.search(text, 0, first.start)) and re.match(r"[ \t]*(?:[.!?]|\n|$)", text[last.end:]):
             edits.append((tail.start(), last.end, "", False))
         else:
-            sentences.append(sentence_span(text, first.start, last.end))
+            clause = _clause(text, refs, labels, first, last)
+            if clause is None:
+                sentences.append(sentence_span(text, first.start, last.end))
+            else:
+                edits.append((*clause, "", False))
     inside = [e for e in edits if not any(s <= e[0] and e[1] <= t for s, t in sentences)]
     return inside + [(s, t, "", True) for s, t in sentences]
+
+
+def _clause(text: str, refs, labels, first: Reference, last: Reference) -> tuple[int, int] | None:
+    """The clause of a removed list whose sentence keeps another citation ("Ele te guia (Salmos 23:1) e não
+    Mateus 29:3." loses " e não Mateus 29:3"), or None: the whole sentence goes."""
+    begin, finish = sentence_span(text, first.start, last.end)
+    kept = [r for r, label in zip(refs, labels) if label is not None and begin <= r.start < finish]
+    if not kept:
+        return None
+    lo = max([r.end for r in kept if r.end <= first.start], default=begin)
+    hi = min([r.start for r in kept if r.start >= last.end], default=finish)
+    while hi > last.end and text[hi - 1] in ".!?…":
+        hi -= 1
+    left = list(_BOUNDARY.finditer(text, lo, first.start))
+    right = _BOUNDARY.search(text, last.end, hi)
+    if left:
+        return left[-1].start(), right.start() if right else hi
+    if lo == begin and right is not None:
+        return begin + len(text[begin:first.start]) - len(text[begin:first.start].lstrip()), right.end()
+    return None
 
 
 def _supported(ref: Reference, have: set[str], bible: Bible) -> Reference | None:

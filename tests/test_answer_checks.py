@@ -275,3 +275,12 @@ def test_the_official_services_stay_spelled_or_not(bible):
     answer = ("Ligue cento e oitenta e oito, o CVV. Em perigo, disque 190; o Ligue 180 atende mulheres. "
               "Salmos 23:1 consola.")
     assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == answer
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("Ele te guia (Salmos 23:1) e não Mateus 29:3. Confie.", "Ele te guia (Salmos 23:1). Confie."),
+    ("Ore com Salmos 23:1, medite em Mateus 29:3 e descanse.", "Ore com Salmos 23:1 e descanse."),
+    ("Veja Mateus 29:3 e confie em Salmos 23:1.", "Confie em Salmos 23:1."),
+])
+def test_a_removed_citation_takes_only_its_clause_from_a_sentence_that_keeps_another(bible, answer, expected):
+    assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == expected
