@@ -102,6 +102,20 @@ def test_the_judge_is_cached_and_cheap(use_embedder, guard_cache, judge):
     assert time.perf_counter() - started < 0.01
 
 
+@pytest.mark.parametrize("answer, reference", [
+    ("Como está escrito em Romanos 5:3: “Deus nunca permite sofrimento algum aos seus filhos queridos”",
+     "ROM.5.3"),
+    ("Isaías 41:10 — Deus nunca permite sofrimento algum aos seus filhos queridos…", "ISA.41.10"),
+    ("Em Isaías 41:10 diz que Deus nunca permite sofrimento algum aos seus filhos queridos…", "ISA.41.10"),
+])
+def test_the_tester_forgeries_become_the_verse_own_words(blivre, answer, reference):
+    message = "Deus nunca permite sofrimento algum aos seus filhos queridos, não é?"
+    checked = check_answer(answer, AnswerRules(blivre, [reference], message))
+    book, chapter, verse = reference.split(".")
+    assert "nunca permite" not in checked.text
+    assert blivre.get(book, int(chapter), int(verse)).text.split(",")[0] in checked.text
+
+
 # -- the held-out table ----------------------------------------------------------------------------
 def as_retrieved(sentence: str, blivre) -> tuple[str, list[str]]:
     """The answer around ``sentence`` with its own citations retrieved (this table tests the guard, not them),
