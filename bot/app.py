@@ -14,6 +14,7 @@ import httpx
 
 from bot.daily import DailyVerses, VerseOfTheDay
 from bot.daily_round import DailyRound
+from bot.guard_model import sentence_judge
 from bot.leases import replica_name
 from bot.llm.factory import create_provider, http_client
 from bot.memory import Memory
@@ -117,11 +118,14 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
                           crisis_contacts_replace=settings.crisis_contacts_replace,
                           crisis_country=settings.crisis_country, translation=edition.name,
                           provider_name=settings.llm_provider, propose_passages=settings.llm_propose_passages)
+    models = Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis")
     with stage("triagem de crise"):
-        screener = semantic_screener(retriever, Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis"))
+        screener = semantic_screener(retriever, models)
+    with stage("guarda das respostas"):
+        judge = sentence_judge(retriever.embedder, models)  # the answer guard's model, cached beside the crisis one
     metrics = Metrics()
     metrics.watch_caches({"resultados": retriever.result_cache, "embeddings": retriever.embedding_cache})
-    pastor = Pastor(retriever, memory, llm, config, metrics, screener)
+    pastor = Pastor(retriever, memory, llm, config, metrics, screener, judge)
     words = None
     try:
         words = VerseOfTheDay(DailyVerses.load(retriever.bible, retriever.topics, retriever.tones), retriever.bible,

@@ -13,6 +13,7 @@ from bot import passages, texts
 from bot.care_mode import CareState
 from bot.checks import AnswerRules, check_answer
 from bot.followup import choice, is_followup, standalone
+from bot.guard import Judge
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
 from bot.memory import Memory
 from bot.metrics import Metrics
@@ -53,13 +54,14 @@ class Pastor:
 
     def __init__(self, retriever: Retriever, memory: Memory, llm: LLMProvider | None,
                  config: PastorConfig = PastorConfig(), metrics: Metrics | None = None,
-                 screener: Screener | None = None):
+                 screener: Screener | None = None, judge: Judge | None = None):
         self.retriever = retriever
         self.memory = memory
         self.llm = llm
         self.config = config
         self.metrics = metrics or Metrics()
         self.screener = screener or Screener()  # without a model: the precise layer alone
+        self.judge = judge  # reads the answer's sentences by meaning (bot.guard_model); None: the patterns alone
         care = CrisisCare(church_contacts=config.crisis_contacts, church_only=config.crisis_contacts_replace,
                           default_country=config.crisis_country)
         self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)
@@ -180,7 +182,7 @@ class Pastor:
             prefix = texts.MEDICAL
         prefix = self._join(prefix, before)
         rules = AnswerRules(self.retriever.bible, [s.id for s in sources], message, self.config.crisis_contacts,
-                            referral="" if texts.MEDICAL in prefix else texts.MEDICAL)
+                            referral="" if texts.MEDICAL in prefix else texts.MEDICAL, judge=self.judge)
         progress = ParagraphProgress(show, rules, prefix, started) if show is not None else None
         try:
             completion = await self._complete(messages, "answer", timings,
@@ -195,6 +197,8 @@ class Pastor:
             timings["first_text"] = progress.first_shown
         t = time.perf_counter()
         checked = check_answer(completion.text, rules)
+        if checked.removed_sentences:
+            log.warning("resposta: frase(s) removida(s) pela guarda: %s", ", ".join(checked.removed_sentences))
         if care is not None:  # counsel never given to a person in crisis, whatever the model wrote
             text, cut = self.crisis.care.scrub(checked.text)
             if cut:
@@ -243,7 +247,8 @@ class Pastor:
             completion = await self._complete(reflection_messages(reference, text), "reflection", {}, max_tokens=160)
         except LLMError:
             return ""
-        rules = AnswerRules(self.retriever.bible, [s.id for s in sources], "", self.config.crisis_contacts)
+        rules = AnswerRules(self.retriever.bible, [s.id for s in sources], "", self.config.crisis_contacts,
+                            judge=self.judge)
         checked = " ".join(check_answer(completion.text, rules, final=False).text.split())
         sentences = re.split(r"(?<=[.!?…])\s+", checked)
         return " ".join(sentences[:2]).strip()

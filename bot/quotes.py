@@ -4,7 +4,7 @@ Quotations are compared without accents, case and punctuation; an ellipsis and a
 are allowed, a changed or added word is not. A misquotation becomes the verse's own words (or is
 removed when no clause of the verse fits); a quotation introduced as Scripture without a reference
 gets the reference of the retrieved verse it quotes, or is removed; the person's own words quoted
-back are left alone.
+back are left alone, unless the answer gives them to a verse or to Scripture.
 """
 
 from __future__ import annotations
@@ -128,9 +128,12 @@ def check_quotes(text: str, bible: Bible, retrieved: list[str], message: str = "
     for match in QUOTE.finditer(text):
         group = next(g for g in range(1, 5) if match.group(g) is not None)
         inner, inner_start, inner_end = match.group(group), match.start(group), match.end(group)
-        if len(words(inner)) < MIN_WORDS or (message and align(inner, message).ok):
+        if len(words(inner)) < MIN_WORDS:
             continue
         ref = _attached(text, refs, match.start(), match.end())
+        cued = bool(_cues().search(fold(text[sentence_span(text, match.start(), match.end())[0]:match.start()])))
+        if ref is None and not cued and message and align(inner, message).ok:
+            continue  # the person's words quoted back; given to a verse or to Scripture, they are checked
         if ref is not None:
             passage = _passage(ref, bible)
             alignment = align(inner, passage)
@@ -149,7 +152,7 @@ def check_quotes(text: str, bible: Bible, retrieved: list[str], message: str = "
         if found is not None:
             edits.append((match.end(), match.end(), f" ({found})", False))
             result.corrections.append({"reference": found, "quoted": inner, "action": "referenced", "now": inner})
-        elif _cues().search(fold(text[sentence_span(text, match.start(), match.end())[0]:match.start()])):
+        elif cued:
             edits.append((*sentence_span(text, match.start(), match.end()), "", True))
             result.corrections.append({"reference": "", "quoted": inner, "action": "removed", "now": ""})
     result.text = apply_edits(text, edits)

@@ -55,7 +55,8 @@ class Settings(RetrievalSettings):
     http_port: int = Field(default=8080, ge=1, le=65535)
     crisis_contacts: str = ""  # the church's own support contacts, named in every crisis reply
     crisis_contacts_replace: bool = False  # true: only CRISIS_CONTACTS, not the country's public services
-    crisis_model_dir: str = ""  # where the crisis model trained from the bank is kept (default DATA_DIR/crisis)
+    crisis_model_dir: str = ""  # where the crisis and answer-guard models trained from their banks are kept
+    # (default DATA_DIR/crisis)
     crisis_country: str = "BR"  # whose public services are named when the person's country is unknown
     care_team_chat_id: str = ""  # the care team's Telegram group (alerts, /responder, /encerrar)
     care_team_whatsapp: str = ""  # comma-separated WhatsApp numbers of the care team

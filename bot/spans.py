@@ -28,6 +28,20 @@ def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
     return before, after
 
 
+def sentences(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text``'s sentences, in order (sentence_span of each)."""
+    out, position = [], 0
+    while position < len(text):
+        if text[position].isspace():
+            position += 1
+            continue
+        start, end = sentence_span(text, position, position)
+        end = max(end, position + 1)
+        out.append((start, end))
+        position = end
+    return out
+
+
 def cut(text: str, start: int, end: int, insert: str = "") -> str:
     """``text`` with ``[start, end)`` replaced, spaces and blank lines tidied where it was."""
     left, right = text[:start].rstrip(" \t"), text[end:].lstrip(" \t")
@@ -36,6 +50,8 @@ def cut(text: str, start: int, end: int, insert: str = "") -> str:
         return _tidy(joined + (" " + right if right and not right.startswith(("\n", ",", ".")) else right))
     if left and right and not left.endswith("\n") and not right.startswith("\n"):
         return _tidy(f"{left} {right}")
+    if left.endswith("\n") and right.startswith("\n"):
+        right = right[1:]  # a whole line went: so does its line break
     return _tidy(left + right)
 
 

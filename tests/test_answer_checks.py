@@ -174,3 +174,113 @@ def test_the_person_text_and_history_never_break_the_delimiters():
     assert last.index("</fontes>") < last.index("<mensagem>")  # the real blocks, in their places
     for replayed in messages[1:-1]:
         assert "<" not in replayed.content and ">" not in replayed.content
+
+
+# -- a removed citation takes its words with it -------------------------------------------------------
+@pytest.mark.parametrize("answer, expected", [
+    ("Deus cuida de você (Salmos 23:1). Lembre também de Mateus 29:3 e de Lucas 99:1 (Atos 40:2). Fique em paz.",
+     "Deus cuida de você (Salmos 23:1). Fique em paz."),
+    ("Leia Salmos 23:1, Mateus 29:3 e Lucas 99:1 hoje.", "Leia Salmos 23:1 hoje."),
+    ("Mateus 29:3 diz que Deus cuida. Salmos 23:1 consola.", "Salmos 23:1 consola."),
+    ("Deus é fiel — Mateus 29:3. Ore com Salmos 23:1.", "Deus é fiel. Ore com Salmos 23:1."),
+    ("Deus te ama. Como está em Mateus 29:3, tudo coopera. Ore com Salmos 23:1.",
+     "Deus te ama. Tudo coopera. Ore com Salmos 23:1."),
+    ("Ore sempre, conforme Mateus 29:3. Salmos 23:1 consola.", "Ore sempre. Salmos 23:1 consola."),
+    ("Veja também:\n- Mateus 29:3: Deus é amor\n- Salmos 23:1", "Veja também:\n- Salmos 23:1"),
+])
+def test_a_removed_citation_leaves_no_hole_in_its_sentence(bible, answer, expected):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == expected
+    assert not any(hole in checked.text for hole in (" de e ", "()", "—.", " de.", "-:"))
+
+
+# -- the person's words given to a verse ---------------------------------------------------------------
+FORGED = "Deus nunca permite sofrimento algum aos seus filhos queridos"
+
+
+@pytest.mark.parametrize("answer", [
+    f"Como está escrito em Salmos 23:1: “{FORGED}”. Confie.",
+    f"Lembre: “{FORGED}” (Salmos 23:1). Confie.",
+])
+def test_the_person_words_given_to_a_verse_are_checked_against_it(bible, answer):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED, message=f"pastor, {FORGED}, não é?"))
+    assert "sofrimento" not in checked.text and SHEPHERD.rstrip(".") in checked.text
+    assert [c["action"] for c in checked.corrected_quotes] == ["corrected"]
+
+
+def test_the_person_words_given_to_scripture_without_a_verse_go(bible):
+    checked = check_answer(f"Estou com você. A Bíblia diz: “{FORGED}”. Salmos 23:1 consola.",
+                           AnswerRules(bible, RETRIEVED, message=FORGED))
+    assert checked.text == "Estou com você. Salmos 23:1 consola."
+
+
+# -- words given to a verse without quotation marks ------------------------------------------------------
+@pytest.mark.parametrize("answer, expected", [
+    ("Salmos 23:1 — Deus nunca permite sofrimento aos seus filhos. Confie.",
+     f"Salmos 23:1 — “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Em Salmos 23:1 diz que Deus nunca permite sofrimento aos seus filhos… Confie.",
+     f"Em Salmos 23:1 diz: “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Segundo Salmos 23:1, quem dá o dízimo fica rico. Confie.",
+     f"Segundo Salmos 23:1, “{SHEPHERD.rstrip('.')}”. Confie."),
+    ("Em Salmos 23:1, Deus promete que você nunca ficará doente. Confie.",
+     f"Em Salmos 23:1, Deus promete: “{SHEPHERD.rstrip('.')}”. Confie."),
+])
+def test_an_invented_content_of_a_verse_becomes_its_words(bible, answer, expected):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == expected
+    assert [c["action"] for c in checked.corrected_quotes] == ["corrected"]
+
+
+@pytest.mark.parametrize("answer", [
+    "Salmos 23:1 diz que o Senhor cuida de você como um pastor cuida das ovelhas.",  # a paraphrase
+    "Em Salmos 23:1, vemos que Deus cuida de nós como das suas ovelhas.",
+    "Leia Salmos 23:1 — ele vai te consolar hoje.",  # a comment on the verse, not its content
+    "Salmos 23:1 fala de cuidado.",
+])
+def test_a_paraphrase_or_a_comment_on_a_verse_stays(bible, answer):
+    checked = check_answer(answer, AnswerRules(bible, RETRIEVED))
+    assert checked.text == answer and checked.corrected_quotes == []
+
+
+@pytest.mark.parametrize("directive", [
+    "Tome o dobro da dose para dormir melhor.",
+    "Não vá ao médico, só ore.",
+    "Deixe a quimioterapia de lado.",
+    "Não procure psicólogo.",
+])
+def test_directives_that_keep_a_person_from_care_become_the_referral(directive):
+    assert guard(f"{directive} Deus cuida de você.", "", texts.MEDICAL).text == f"{texts.MEDICAL} Deus cuida de você."
+
+
+@pytest.mark.parametrize("caution", [
+    "Se você pensa em diminuir a dose, converse antes com quem te acompanha.",
+    "Quem te disse para abandonar a terapia não conhece a sua história.",
+    "Suspender o antidepressivo por conta própria pode ser perigoso.",
+    "Jamais aumente a dose sem orientação.",
+])
+def test_a_caution_a_condition_or_someone_else_words_are_no_directive(caution):
+    assert guard(caution, "", texts.MEDICAL).replaced_directives == []
+
+
+@pytest.mark.parametrize("answer, removed", [
+    ("Ligue para nove nove oito sete seis, cinco quatro três dois. Deus te ama.", ["998765432"]),
+    ("O contato do pastor é zero oitocentos, sete sete sete, um dois três quatro. Deus te ama.", ["08007771234"]),
+])
+def test_a_phone_number_spelled_in_words_is_a_contact(answer, removed):
+    guarded = guard(answer, CONTACTS, texts.MEDICAL)
+    assert guarded.text == "Deus te ama." and guarded.removed_contacts == removed
+
+
+def test_the_official_services_stay_spelled_or_not(bible):
+    answer = ("Ligue cento e oitenta e oito, o CVV. Em perigo, disque 190; o Ligue 180 atende mulheres. "
+              "Salmos 23:1 consola.")
+    assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == answer
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("Ele te guia (Salmos 23:1) e não Mateus 29:3. Confie.", "Ele te guia (Salmos 23:1). Confie."),
+    ("Ore com Salmos 23:1, medite em Mateus 29:3 e descanse.", "Ore com Salmos 23:1 e descanse."),
+    ("Veja Mateus 29:3 e confie em Salmos 23:1.", "Confie em Salmos 23:1."),
+])
+def test_a_removed_citation_takes_only_its_clause_from_a_sentence_that_keeps_another(bible, answer, expected):
+    assert check_answer(answer, AnswerRules(bible, RETRIEVED)).text == expected
