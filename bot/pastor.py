@@ -249,9 +249,8 @@ class Pastor:
             return ""
         rules = AnswerRules(self.retriever.bible, [s.id for s in sources], "", self.config.crisis_contacts,
                             judge=self.judge)
-        checked = " ".join(check_answer(completion.text, rules, final=False).text.split())
-        sentences = re.split(r"(?<=[.!?…])\s+", checked)
-        return " ".join(sentences[:2]).strip()
+        opening = " ".join(re.split(r"(?<=[.!?…])\s+", " ".join(completion.text.split()))[:2])
+        return " ".join(check_answer(opening, rules, final=False).text.split()).strip()  # the two, then checked
 
     # -- crisis ----------------------------------------------------------------------------
     def crisis_help(self, kind: str | None, country: str | None = None) -> str:
