@@ -4,7 +4,6 @@ n-grams, trained on the exemplar bank (bot/data/guard/exemplars.jsonl), its thre
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 from collections import OrderedDict
@@ -16,7 +15,7 @@ from threading import Lock
 import numpy as np
 
 from retrieval.intent import embedding_text
-from retrieval.textmodel import LinearTextModel, fit
+from retrieval.textmodel import LinearTextModel, fit, read_bank
 
 log = logging.getLogger("pastor.guard")
 
@@ -39,19 +38,9 @@ class Exemplar:
 
 def load_exemplars(path: Path = EXEMPLARS_FILE) -> list[Exemplar]:
     """The bank; a malformed line is an error naming the file and the line."""
-    out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            exemplar = Exemplar(str(row["text"]).strip(), str(row["label"]))
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: exemplo inválido ({error})") from error
-        if exemplar.label not in (*KINDS, SAFE) or not exemplar.text:
-            raise ValueError(f"{path}:{number}: label deve ser um de {(*KINDS, SAFE)}, com texto")
-        out.append(exemplar)
-    return out
+    return read_bank(path, lambda row: Exemplar(str(row["text"]).strip(), str(row["label"])),
+                     lambda e: e.label in (*KINDS, SAFE) and bool(e.text),
+                     f"label deve ser um de {(*KINDS, SAFE)}, com texto")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ trained on the exemplar bank (data/intents.jsonl) plus Scripture windows made fr
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ import numpy as np
 
 from corpus.text import fold
 from retrieval.chat import normalize_chat
-from retrieval.textmodel import LinearTextModel, fit
+from retrieval.textmodel import LinearTextModel, fit, read_bank
 
 log = logging.getLogger(__name__)
 
@@ -43,19 +42,9 @@ class Intent:
 
 def load_bank(path: Path = INTENTS_FILE) -> list[tuple[str, str]]:
     """(text, intent) pairs; a malformed line is an error naming the file and the line."""
-    out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            text, intent = str(row["text"]), str(row["intent"])
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: exemplo inválido ({error})") from error
-        if intent not in INTENTS or not text.strip():
-            raise ValueError(f"{path}:{number}: intent deve ser um de {', '.join(INTENTS)}, com texto")
-        out.append((text, intent))
-    return out
+    return read_bank(path, lambda row: (str(row["text"]), str(row["intent"])),
+                     lambda pair: pair[1] in INTENTS and bool(pair[0].strip()),
+                     f"intent deve ser um de {', '.join(INTENTS)}, com texto")
 
 
 QUOTE_FRAMES = ("{}", "aquele versiculo que diz {}", "onde esta escrito {}?", "o que significa {}", "{} amem 🙏",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -13,6 +14,26 @@ from corpus.text import fold
 
 N_FEATURES = 2**16  # hashed character n-grams (2-5, within words) of the folded message
 EMBEDDING_WEIGHT = 0.5  # the sentence embedding's columns, scaled against the n-grams'
+
+
+Row = TypeVar("Row")
+
+
+def read_bank(path: Path, parse: Callable[[dict], Row], valid: Callable[[Row], bool], rule: str) -> list[Row]:
+    """An exemplar bank (JSONL); a malformed line or one ``valid`` refuses is an error naming the file, the
+    line and ``rule``."""
+    out = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = parse(json.loads(line))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{path}:{number}: exemplo inválido ({error})") from error
+        if not valid(row):
+            raise ValueError(f"{path}:{number}: {rule}")
+        out.append(row)
+    return out
 
 
 def hashing():

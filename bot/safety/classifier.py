@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.intent import embedding_text, quoted_windows
-from retrieval.textmodel import LinearTextModel
+from retrieval.textmodel import LinearTextModel, read_bank
 from retrieval.textmodel import features as _features
 from retrieval.textmodel import folded as _folded
 from retrieval.textmodel import hashing as _hashing
@@ -43,19 +43,9 @@ class Exemplar:
 
 def load_exemplars(path: Path = EXEMPLARS_FILE) -> list[Exemplar]:
     """The bank; a malformed line is an error naming the file and the line."""
-    out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            exemplar = Exemplar(str(row["text"]), str(row["label"]), str(row["kind"]))
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: exemplo inválido ({error})") from error
-        if exemplar.label not in ("risk", "safe") or not exemplar.text.strip():
-            raise ValueError(f"{path}:{number}: label deve ser 'risk' ou 'safe', com texto")
-        out.append(exemplar)
-    return out
+    return read_bank(path, lambda row: Exemplar(str(row["text"]), str(row["label"]), str(row["kind"])),
+                     lambda e: e.label in ("risk", "safe") and bool(e.text.strip()),
+                     "label deve ser 'risk' ou 'safe', com texto")
 
 
 def target(exemplar: Exemplar) -> str:
