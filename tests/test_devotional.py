@@ -20,6 +20,7 @@ from bot.daily_round import DailyRound
 from bot.llm.base import LLMError
 from bot.memory import Memory
 from bot.subscriptions import parse_time
+from bot.supervisor import Supervisor
 from corpus.bible import Bible
 from corpus.verse import Verse
 from retrieval.tone import ToneLabels
@@ -199,11 +200,12 @@ async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, b
 async def test_a_word_missed_while_down_is_sent_once_on_start_then_the_scheduler_keeps_time(make_channel, bot_api):
     clock = Clock(at(7, 0))
     channel, rounds = await telegram_with_round(make_channel, clock)
+    supervisor = Supervisor()
     try:
         await _command(bot_api, 603, "/diario 7:30", 1)
         await _command(bot_api, 604, "/diario 9:01", 1)
         clock.now = at(9, 0)  # down at 7:30; back at 9:00
-        rounds.start(every=0.05)
+        rounds.start(supervisor, every=0.05)
         await bot_api.wait_for(2, chat_id=603)
         clock.now = at(9, 1)  # the scheduler's own rounds find 9:01 due
         await bot_api.wait_for(2, chat_id=604)
@@ -211,7 +213,7 @@ async def test_a_word_missed_while_down_is_sent_once_on_start_then_the_scheduler
         assert len(bot_api.sent(chat_id=603)) == 2 and len(bot_api.sent(chat_id=604)) == 2
         assert rounds.last_run["queued"] == 0
     finally:
-        rounds.stop()
+        await supervisor.stop()
         await stopped(channel)
 
 

@@ -220,9 +220,10 @@ async def test_postgresql_stopped_under_traffic_loses_nothing_doubles_nothing_an
 
             async def traffic(n: int, tag: str):
                 sender = f"551190000{tag}{n:02d}".replace("a", "1").replace("b", "2")  # one chat per message
-                delivery = whatsapp_delivery(sender, f"wamid.{tag}.{n}", f"a formiga {tag} {n}")
+                text = f"a formiga e o preguiçoso {tag}{n}"  # answered with its sources: two parts each
+                delivery = whatsapp_delivery(sender, f"wamid.{tag}.{n}", text)
                 sent[f"{tag}.{n}"] = delivery
-                bot_api.push(bot_api.message(9300 + n, f"a formiga {tag} {n}"))
+                bot_api.push(bot_api.message(9300 + n, text))
                 return await post_whatsapp(port, delivery)
 
             stop = asyncio.Event()
@@ -264,7 +265,7 @@ async def test_postgresql_stopped_under_traffic_loses_nothing_doubles_nothing_an
     log = err.decode()
     assert process.returncode == 0, log[-3000:]
     assert "Desculpe" not in log and "banco de dados de volta" in log
-    assert "a formiga b" not in log  # people's words never reach the log
+    assert "preguiçoso b" not in log  # people's words never reach the log
 
 
 async def until_ok(post, timeout: float = 30) -> None:
