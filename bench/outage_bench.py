@@ -44,7 +44,7 @@ async def run(outage: float) -> None:
                "LOG_LEVEL": "WARNING", "DATABASE_URL": server.create_database("outage")}
         llm.answer({"chunks": ["A formiga ensina o cuidado (Provérbios 6:6)."]})
         process = await start_bot(env, port)
-        health: list[float] = []
+        health: list[tuple[float, float]] = []  # (when, seconds)
         sent: dict[int, dict] = {}
         async with httpx.AsyncClient() as client:
             stop = asyncio.Event()
@@ -53,7 +53,7 @@ async def run(outage: float) -> None:
                 while not stop.is_set():
                     began = time.monotonic()
                     await client.get(f"http://127.0.0.1:{port}/healthz", timeout=120)
-                    health.append(time.monotonic() - began)
+                    health.append((began, time.monotonic() - began))
                     await asyncio.sleep(0.1)
 
             async def message(n: int) -> int:
@@ -83,6 +83,7 @@ async def run(outage: float) -> None:
             while time.monotonic() - back < 300 and (len(bot_api.sent()) < 2 * n or len(graph_api.sent()) < 2 * n):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
             resumed = time.monotonic() - back
+            burst = (back, time.monotonic())
             await asyncio.sleep(3)
             stop.set()
             await watcher
@@ -93,8 +94,13 @@ async def run(outage: float) -> None:
     numbers = [m["to"] for m in graph_api.sent()]
     print(f"máquina: {platform.machine()}, {os.cpu_count()} núcleos, Python {platform.python_version()}")
     print(f"banco parado {outage:.0f} s; {n} mensagens por canal ({len(refused)} recusadas com 503 e reenviadas)")
-    print(f"/healthz: mediana {1000 * statistics.median(health):.1f} ms, máximo {1000 * max(health):.1f} ms "
-          f"({len(health)} chamadas)")
+    seconds = sorted(s for _, s in health)
+    down = [s for t, s in health if began <= t < burst[0]]
+    after = [s for t, s in health if burst[0] <= t <= burst[1]]
+    print(f"/healthz: mediana {1000 * statistics.median(seconds):.1f} ms, p99 "
+          f"{1000 * seconds[int(0.99 * (len(seconds) - 1))]:.1f} ms, máximo {1000 * seconds[-1]:.1f} ms "
+          f"({len(seconds)} chamadas); com o banco parado: máximo {1000 * max(down):.1f} ms; enquanto o atraso é "
+          f"respondido: máximo {1000 * max(after, default=0):.1f} ms")
     print(f"tudo respondido {resumed:.2f} s depois de o banco voltar")
     print(f"Telegram: {len(bot_api.sent())} envios para {len(chats)} conversas (esperado {2 * n} para {n}); "
           f"WhatsApp: {len(numbers)} envios para {len(set(numbers))} números (esperado {2 * n} para {n})")
