@@ -139,6 +139,19 @@ def cmd_check_map(args) -> int:
     return 1 if problems else 0
 
 
+def cmd_train_ranker(args) -> int:
+    """The aptness and harm models from the graded pairs (retrieval/data/aptness), cross-validated by situation."""
+    from retrieval.aptness_data import grade_files, load_all
+    from retrieval.aptness_train import train
+
+    config = _config(args)
+    retriever = ready_retriever(config, build=not args.no_build)
+    pairs = load_all(args.grades or grade_files())
+    train(retriever, pairs, config.index_dir, config.intent_model_dir or config.index_dir / "understanding",
+          log=_log, search_weight=args.search_weight)
+    return 0
+
+
 def cmd_fetch_topics(args) -> int:
     from retrieval.settings import RetrievalSettings
     from retrieval.topics import fetch_topics
@@ -175,13 +188,19 @@ def main(argv: list[str] | None = None) -> int:
     topics.add_argument("--url")
     topics.add_argument("--data-dir", type=Path)
     topics.add_argument("--min-rows", type=int, default=50_000)
+    ranker = sub.add_parser("train-ranker", help="treina o ranqueador pastoral com os pares avaliados às cegas")
+    ranker.add_argument("--grades", type=Path, action="append", default=[],
+                        help="arquivos de pares (padrão: retrieval/data/aptness/grades-*.jsonl)")
+    ranker.add_argument("--no-build", action="store_true")
+    ranker.add_argument("--search-weight", type=float, default=0.5,
+                        help="peso da ordem da busca misturada à do ranqueador (0: só o ranqueador)")
     sub.add_parser("check-map", help="confere o mapa pastoral (referências, tópicos, palavras) contra o corpus")
     status = sub.add_parser("status", help="saúde do índice")
     status.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
         commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval,
-                    "fetch-topics": cmd_fetch_topics, "check-map": cmd_check_map}
+                    "fetch-topics": cmd_fetch_topics, "check-map": cmd_check_map, "train-ranker": cmd_train_ranker}
         return commands[args.command](args)
     except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError) as error:
         _log(f"erro: {error}")

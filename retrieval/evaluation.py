@@ -22,7 +22,16 @@ REJECT_KINDS = ("offtopic", "offtopic_scope")
 
 
 def load_items(path: Path) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Eval items; a file of graded pairs (retrieval/aptness_data.py) becomes one situation item per message."""
+    items = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if items and "verse" in items[0] and "grade" in items[0]:
+        pairs = [{"id": i["situation"], "q": i.get("q", ""), "grades": {i["verse"]: int(i["grade"])}} for i in items]
+        merged: dict[str, dict] = {}
+        for pair in pairs:
+            item = merged.setdefault(pair["id"], {"id": pair["id"], "kind": "situation", "q": pair["q"], "grades": {}})
+            item["grades"].update(pair["grades"])
+        return list(merged.values())
+    return items
 
 
 def query_of(item: dict) -> str:
@@ -118,9 +127,18 @@ class SituationReport:
 def evaluate_situations(retriever: Retriever, items: list[dict], ranker=None) -> SituationReport:
     report = SituationReport()
     for item in items:
-        if item.get("kind") == "situation":
+        if item.get("kind") == "situation" and item.get("q"):
             report.add(item, ranker(item["q"]) if ranker else retriever.search(item["q"], k=10))
     return report
+
+
+def situation_folds(retriever: Retriever, items: list[dict]) -> dict[str, list[dict]]:
+    """Situations the aptness ranker was trained on ("treino") apart from those it never saw ("teste")."""
+    aptness = getattr(retriever, "aptness", None)
+    seen = aptness.model.situations if aptness is not None and aptness.model is not None else frozenset()
+    split = {"treino": [i for i in items if i.get("id") in seen],
+             "teste": [i for i in items if i.get("id") not in seen]}
+    return {name: rows for name, rows in split.items() if rows}
 
 
 def evaluate(retriever: Retriever, items: list[dict]) -> Report:
@@ -237,11 +255,12 @@ def merge_grades(items: list[dict], extra: list[dict]) -> list[dict]:
 
 def run(retriever: Retriever, path: Path, baselines: bool = True, grades: list[Path] = ()) -> list[str]:
     """The printed report: the system, then the stock baselines on the same ranked items."""
-    items = merge_grades(load_items(path), [e for g in grades for e in load_items(g)])
+    items = merge_grades(load_items(path), [e for g in grades for e in load_items(g) if "grades" in e])
     lines = [f"arquivo: {path} ({len(items)} itens)", "sistema (Pastor Online):"]
-    if any(item.get("kind") == "situation" for item in items):
-        report = evaluate_situations(retriever, items)
-        lines += report.lines()
+    situations = [item for item in items if item.get("kind") == "situation"]
+    for name, rows in situation_folds(retriever, situations).items() if situations else ():
+        report = evaluate_situations(retriever, rows)
+        lines += [line.replace("situações", f"situações ({name})", 1) for line in report.lines()]
         lines += [f"    sem nota: {sid} {vid}" for sid, vid in report.unjudged]
         lines += [f"    recusada: {sid}" for sid in report.turned_away]
     if any(item.get("kind") != "situation" for item in items):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+
 from corpus.verse import Verse
 from retrieval.evidence import EvidenceSignals
 from retrieval.scope import Scope
@@ -95,3 +97,22 @@ class SearchResult:
         if self.homonyms:
             out["homonyms"] = self.homonyms
         return out
+
+
+@dataclass
+class Fusion:
+    """The fused candidates of one message and what was read on the way (the ranker's and the guard's input)."""
+
+    fused: list[tuple[int, float]]  # (verse position, fused score), best first
+    ranks: dict[str, dict[int, int]]  # channel -> position -> rank from 1
+    similarity: dict[int, float]  # dense cosine of the candidates the dense channel saw
+    need: object | None  # NeedRanking (retrieval/pastoral.py)
+    recognised: list
+    situations: list[dict]
+    signals: EvidenceSignals
+    vector: np.ndarray
+    teaching: bool
+    quote: bool
+    care: bool = False  # a life told: the learned ranker may order it
+    intent: object | None = None  # Intent (retrieval/intent.py)
+    turned_away: bool = False

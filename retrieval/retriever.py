@@ -16,7 +16,7 @@ from retrieval.cache import TTLCache
 from retrieval.embedders import Embedder
 from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
-from retrieval.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, TEACHING, Intent, IntentModel, embedding_text
+from retrieval.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, TEACHING, Intent, IntentModel, embedding_text
 from retrieval.knowledge import Knowledge
 from retrieval.lexical import STOPWORDS, LexicalIndex
 from retrieval.manifest import Manifest
@@ -24,7 +24,7 @@ from retrieval.message import asks_for_teaching
 from retrieval.passages import words_of
 from retrieval.pastoral import NeedRanking, PastoralReader
 from retrieval.query import BOOK_TALK, QueryPlan, plan_query
-from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Hit, SearchResult
+from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, Hit, SearchResult
 from retrieval.scope import Scope
 from retrieval.store import VectorStore
 from retrieval.thesaurus import Thesaurus
@@ -47,6 +47,8 @@ class RetrievalParams:
     need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
     care_words_weight: float = 0.5  # in care, the message's words only refine what the need brought
     need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
+    memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness_memory.py)
+    memory_candidates: int = 30
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
 
@@ -62,7 +64,7 @@ class Retriever:
                  manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
                  floor: EvidenceFloor | None = None, thesaurus: Thesaurus | None = None,
                  pastoral: PastoralReader | None = None, tones: ToneLabels | None = None,
-                 intents: IntentModel | None = None, knowledge: Knowledge | None = None):
+                 intents: IntentModel | None = None, knowledge: Knowledge | None = None, aptness=None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
@@ -76,6 +78,8 @@ class Retriever:
         self.tones = tones
         self.intents = intents
         self.knowledge = knowledge or Knowledge()
+        self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness.py), if trained
+        self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -84,9 +88,10 @@ class Retriever:
         self.opened_at = time.time()
 
     # -- public ------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, scope: Scope | None = None) -> SearchResult:
-        """The best ``k`` verses for ``query``; explicit references are answered deterministically."""
-        key = (query, k, scope)
+    def search(self, query: str, k: int = 10, scope: Scope | None = None, exclude: str | None = None) -> SearchResult:
+        """The best ``k`` verses for ``query``; explicit references are answered deterministically. ``exclude``
+        leaves one graded situation out of the judges' memory (measuring the ranker on what it was taught)."""
+        key = (query, k, scope, exclude)
         cached = self.result_cache.get(key)
         if cached is not None:
             return cached
@@ -94,7 +99,7 @@ class Retriever:
         if refs:
             result = self._references(query, refs)
         else:
-            result = self._understood(plan_query(query, self.thesaurus, scope), k)
+            result = self._understood(plan_query(query, self.thesaurus, scope), k, exclude)
         self.result_cache.put(key, result)
         return result
 
@@ -104,13 +109,13 @@ class Retriever:
             return None
         return self.intents.classify(text, self.embed_query(embedding_text(text)))
 
-    def _understood(self, plan: QueryPlan, k: int) -> SearchResult:
+    def _understood(self, plan: QueryPlan, k: int, exclude: str | None = None) -> SearchResult:
         """Small talk, a named passage or a person first; the hybrid search for everything else."""
         intent = self.understand(plan.original)
         answered = self.knowledge.answer(self, plan, intent, k) if plan.text.strip() else None
         if answered is not None:
             return answered
-        result = self._hybrid(plan, k, intent)
+        result = self._hybrid(plan, k, intent, exclude)
         return replace(result, intent=intent.as_dict()) if intent is not None else result
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -131,11 +136,30 @@ class Retriever:
         return SearchResult(query, REFERENCE, hits, None, missing, total=len(positions))
 
     # -- hybrid ------------------------------------------------------------------------------
-    def _hybrid(self, plan: QueryPlan, k: int, intent: Intent | None = None) -> SearchResult:
+    def _hybrid(self, plan: QueryPlan, k: int, intent: Intent | None = None,
+                exclude: str | None = None) -> SearchResult:
         if not plan.text.strip():
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope)
         if plan.whole_book:
             return self._book_overview(plan, k)
+        fusion = self.fuse(plan, intent, exclude)
+        if fusion.turned_away:
+            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=fusion.signals)
+        fused, unfit = fusion.fused, frozenset()
+        if self.aptness is not None and self.aptness.model is not None and fusion.care:  # the learned order
+            fused, unfit = self.aptness.rerank(plan.text, fusion, self)
+        guarded = not fusion.teaching and not fusion.quote and self.tones is not None
+        # a tone the question names is what it asks for, unless a suffering person is telling their life
+        asked = self.tones.named_in(plan.text) if guarded and not fusion.recognised else frozenset()
+        hits, demoted = self._select(fused, fusion.ranks, fusion.similarity, k, fusion.need, guarded, asked,
+                                     unfit)
+        mode = "citacao" if fusion.quote else "ensino" if fusion.teaching else "cuidado" if fusion.recognised else ""
+        return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=fusion.signals,
+                            mode=mode, situations=fusion.situations, demoted=demoted)
+
+    def fuse(self, plan: QueryPlan, intent: Intent | None = None, exclude: str | None = None) -> Fusion:
+        """Every channel's ranking fused by RRF, with what the ranker and the guard need to know (``exclude``
+        leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
         teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING)
@@ -153,7 +177,7 @@ class Retriever:
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away
-            return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=signals)
+            return Fusion([], {}, similarity, None, [], [], signals, vector, teaching, quote, turned_away=True)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
             lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
@@ -172,28 +196,31 @@ class Retriever:
             weights = {name: w * p.care_words_weight for name, w in weights.items()}
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
-        fused = rrf(channels, weights, ks={"need": p.need_k})
+        care = not quote and not teaching and (bool(recognised) or (
+            intent is not None and intent.name == SITUATION and plan.scope is None))
+        if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
+            memory = self.aptness.features.memory
+            channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
+            weights["memory"] = p.memory_weight
+        fused = rrf(channels, weights, ks={"need": p.need_k, "memory": p.need_k})
         if verbatim:  # the verse quoted word for word comes first, whatever else the message says
             top = fused[0][1] if fused else 1.0
             fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(verbatim)] + [
                 f for f in fused if f[0] not in verbatim]
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
-        guarded = not teaching and not quote and self.tones is not None
-        # a tone the question names is what it asks for, unless a suffering person is telling their life
-        asked = self.tones.named_in(plan.text) if guarded and not recognised else frozenset()
-        hits, demoted = self._select(fused, ranks, similarity, k, need, guarded, asked)
-        mode = "citacao" if quote else ("ensino" if teaching else ("cuidado" if recognised else ""))
-        return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=signals,
-                            mode=mode, situations=situations, demoted=demoted)
+        return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
+                      care=care, intent=intent)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None) -> bool:
         """The evidence floor, with the intent as one more signal: a question clearly off the subject
         (a bus timetable, income tax) is turned away, and a clear question about Scripture whose words one
-        verse holds ("pérolas aos porcos") is not."""
+        verse holds ("pérolas aos porcos") is not, nor a life clearly told when the judges' memory can answer it."""
         sure = intent is not None and intent.confidence >= INTENT_SURE
         if sure and intent.name == OFFTOPIC:  # unless one verse holds every word it says
             return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
+            return True
+        if sure and intent.name == SITUATION and self.aptness is not None:  # a life told: the judges' memory answers
             return True
         return self.floor.has_evidence(signals)
 
@@ -288,17 +315,21 @@ class Retriever:
         return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
 
     def _select(self, fused, ranks, similarity, k: int, need: NeedRanking | None = None,
-                guarded: bool = False, asked: frozenset[str] = frozenset()) -> tuple[list[Hit], list[Hit]]:
+                guarded: bool = False, asked: frozenset[str] = frozenset(),
+                unfit: frozenset[int] = frozenset()) -> tuple[list[Hit], list[Hit]]:
         """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot.
 
         With the harm guard on, a verse of a harsh tone (tone.py) that the pastoral map did not choose
         is set aside: it neither takes a slot nor joins a passage. A tone the question names in its own
-        words (``asked``) is not set aside.
+        words (``asked``) is not set aside. A verse the harm model finds unfit for this reader (``unfit``)
+        is set aside too, whoever chose it.
         """
         chosen: list[tuple[int, float, dict, list[int]]] = []
         demoted: list[Hit] = []
         for position, score in fused:
             harsh = self._harsh(position, need) - asked if guarded else frozenset()
+            if position in unfit:
+                harsh = harsh | {"leitor"}
             if harsh:
                 if len(demoted) < k:
                     demoted.append(self._hit(position, score, self._ranks(ranks, position), similarity.get(position),

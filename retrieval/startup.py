@@ -113,8 +113,24 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         intents = _intents(config, embedder, bible, topics)
     with stage("passagens e pessoas"):
         knowledge = _knowledge(config, bible, manifest.corpus.get("sha256", ""))
-    return Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
-                     pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge)
+    with stage("ranqueador pastoral"):
+        aptness, problem = _aptness(config, bible, embedder, thesaurus, topics, tones)
+    retriever = Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
+                          pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge, aptness=aptness)
+    retriever.aptness_problem = problem
+    return retriever
+
+
+def _aptness(config: IndexConfig, bible, embedder: Embedder, thesaurus, topics, tones):
+    """The learned ranker of care candidates, or (None, why not): said loudly, never skipped in silence."""
+    from retrieval.aptness import AptnessModelError, open_ranker
+
+    try:
+        return open_ranker(bible, embedder, thesaurus, topics, tones, config.index_dir,
+                           config.intent_model_dir or config.index_dir / "understanding"), ""
+    except AptnessModelError as error:
+        log.warning("ranqueador pastoral desativado: %s (as situações seguem a ordem do mapa pastoral)", error)
+        return None, str(error)
 
 
 def _intents(config: IndexConfig, embedder: Embedder, bible, topics) -> IntentModel:

@@ -25,6 +25,7 @@ class IndexStatus:
     build_seconds: float = 0.0
     topics: str = ""  # the topical prior in use, or why there is none
     pastoral: str = ""  # the pastoral map in use: situations, needs, references missing from this corpus
+    ranker: str = ""  # the learned aptness ranker in use, or why it is off
     evidence_floor: str = ""
     caches: dict = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -46,6 +47,7 @@ class IndexStatus:
             f"última construção: {self.built_at or 'nunca'} ({self.build_seconds:.1f} s)",
             f"tópicos: {self.topics or '?'}",
             f"mapa pastoral: {self.pastoral or '?'}",
+            f"ranqueador pastoral: {self.ranker or '?'}",
             f"piso de evidência: {self.evidence_floor or '?'}",
         ]
         for name, stats in self.caches.items():
@@ -87,6 +89,12 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
             missing = sum(len(n.references) - len(reader.need_passages[k]) for k, n in reader.map.needs.items())
             status.pastoral = (f"{len(reader.map.situations)} situações, {len(reader.map.needs)} necessidades"
                                + (f"; {missing} referências ausentes deste corpus" if missing else ""))
+        if retriever.aptness is not None:
+            memory = retriever.aptness.features.memory
+            status.ranker = (f"aprendido de {len(memory.pair_grade)} pares avaliados às cegas "
+                             f"(modelo {retriever.aptness.model.data_sha})")
+        else:
+            status.ranker = f"DESATIVADO: {getattr(retriever, 'aptness_problem', '') or 'sem modelo'}"
         status.evidence_floor = ("calibrado para este embedder" if retriever.floor.calibrated else
                                  "NÃO calibrado para este embedder: decide só pelas palavras da pergunta")
         status.caches = {"resultados": retriever.result_cache.stats(),
