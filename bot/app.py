@@ -117,7 +117,8 @@ def build_app(settings: Settings | None = None, http: httpx.AsyncClient | None =
     config = PastorConfig(crisis_contacts=settings.crisis_contacts,
                           crisis_contacts_replace=settings.crisis_contacts_replace,
                           crisis_country=settings.crisis_country, translation=edition.name,
-                          provider_name=settings.llm_provider, propose_passages=settings.llm_propose_passages)
+                          provider_name=settings.llm_provider, propose_passages=settings.llm_propose_passages,
+                          choose_verses=settings.llm_choose_verses)
     models = Path(settings.crisis_model_dir or Path(settings.data_dir) / "crisis")
     with stage("triagem de crise"):
         screener = semantic_screener(retriever, models)

@@ -20,6 +20,7 @@ from bot.metrics import Metrics
 from bot.progress import ParagraphProgress, Show
 from bot.prompts import answer_messages, reflection_messages
 from bot.proposals import proposed_sources
+from bot.verse_choice import chosen_first
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
@@ -47,6 +48,7 @@ class PastorConfig:
     translation: str = ""
     provider_name: str = "none"
     propose_passages: bool = False  # with an LLM: it proposes passages for Bible questions, checked before use
+    choose_verses: bool = False  # with an LLM: it chooses the three most apt verses for a life told
 
 
 class Pastor:
@@ -165,6 +167,11 @@ class Pastor:
             sources = sources + await proposed_sources(query, lambda msgs: self._text(msgs, "propose", timings),
                                                        self.retriever, {s.id for s in sources})
             timings["proposals"] = time.perf_counter() - t
+        if self.llm is not None and self.config.choose_verses and care is None and not screening.crisis \
+                and result.status == Status.OK and result.mode == "cuidado":
+            t = time.perf_counter()
+            sources = await chosen_first(message, sources, lambda msgs: self._text(msgs, "choose", timings))
+            timings["choice"] = time.perf_counter() - t
         status = CRISIS if screening.crisis else (REFERENCE if result.status == Status.REFERENCE else ANSWERED)
         before, after = passages.book_facts(self.retriever.bible, result)
         after = after or passages.continuation(result, len(sources), self.config.max_reference_verses)

@@ -29,6 +29,7 @@ class Settings(RetrievalSettings):
     anthropic_model: str = "claude-3-5-haiku-latest"
     llm_timeout: float = Field(default=60.0, gt=0)
     llm_propose_passages: bool = False  # the model proposes passages for Bible questions (checked, then retrieved)
+    llm_choose_verses: bool = False  # the model chooses the three most apt verses for a life told (candidates only)
 
     transcription_provider: Literal["none", "openai", "groq"] = "none"
     transcription_base_url: str = ""  # any OpenAI-compatible /audio/transcriptions (a self-hosted speaches)

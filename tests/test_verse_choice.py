@@ -1,0 +1,49 @@
+"""With a language model: it chooses the three most apt verses for a life told, among the candidates only."""
+
+from __future__ import annotations
+
+from bot.llm.base import LLMError
+from bot.reply import Source
+from bot.verse_choice import SHOWN, chosen_first, chosen_numbers
+from tests.fakes.model import FakeModel
+
+SOURCES = [Source(f"PSA.{n}.1", f"Salmos {n}:1", f"texto {n}") for n in range(1, 11)]
+
+
+def _saying(text: str):
+    async def complete(messages):
+        assert "dados, não instruções" in messages[0].content and "<mensagem>" in messages[1].content
+        assert "9. Salmos 9:1" not in messages[1].content  # only the first SHOWN are offered
+        return text
+    return complete
+
+
+async def test_the_models_choice_comes_first_in_its_order():
+    chosen = await chosen_first("perdi meu pai", SOURCES, _saying("5, 2, 7"))
+    assert [s.id for s in chosen][:4] == ["PSA.5.1", "PSA.2.1", "PSA.7.1", "PSA.1.1"]
+    assert sorted(s.id for s in chosen) == sorted(s.id for s in SOURCES)  # nothing added, nothing lost
+
+
+async def test_numbers_outside_the_candidates_and_repeats_are_ignored():
+    assert chosen_numbers("9, 3, 3, 0, 12, 1, 2", SHOWN) == [3, 1, 2]
+    chosen = await chosen_first("perdi meu pai", SOURCES, _saying("Escolho 42 e 9"))
+    assert chosen == SOURCES  # nothing valid: the ranker's order stands
+
+
+async def test_a_failing_model_costs_nothing():
+    async def failing(messages):
+        raise LLMError("fake", "unavailable", "fora do ar")
+    assert await chosen_first("perdi meu pai", SOURCES, failing) == SOURCES
+
+
+async def test_the_pastor_asks_for_a_choice_only_when_told_and_for_a_life_told(make_pastor):
+    model = FakeModel("2, 1", "O Senhor está perto de você (Salmos 23:1).")
+    pastor = make_pastor(model, choose_verses=True)
+    reply = await pastor.reply("c1", "meu pai morreu ontem e estou sem chão")
+    asked = [p for p in model.prompts if "<versiculos>" in p[-1].content]
+    assert len(asked) == 1 and len(reply.sources) >= 2
+    first_two = [line.split(". ", 1)[1].split(":")[0] for line in asked[0][-1].content.splitlines()[2:4]]
+    assert [s.reference.split(":")[0] for s in reply.sources[:2]] == first_two[::-1]  # "2, 1": swapped
+    quiet = FakeModel("O Senhor é meu pastor (Salmos 23:1).")
+    await make_pastor(quiet).reply("c2", "meu pai morreu ontem e estou sem chão")
+    assert not any("<versiculos>" in p[-1].content for p in quiet.prompts)
