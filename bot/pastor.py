@@ -20,12 +20,12 @@ from bot.metrics import Metrics
 from bot.progress import ParagraphProgress, Show
 from bot.prompts import answer_messages, reflection_messages
 from bot.proposals import proposed_sources
-from bot.verse_choice import chosen_first
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
 from bot.smalltalk import SmallTalk
+from bot.verse_choice import chosen_first
 from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult, Status
