@@ -43,18 +43,28 @@ def hashing():
                              norm=None)
 
 
+def word_hashing():
+    """Hashed word unigrams and bigrams (an optional block: the guard reads "pare de tomar" as a phrase)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer="word", ngram_range=(1, 2), n_features=N_FEATURES, alternate_sign=False,
+                             norm=None)
+
+
 class _LazyHashing:
     """One vectorizer for every prediction (it keeps no state; building it costs more than using it)."""
 
-    _vectorizer = None
+    def __init__(self, build):
+        self._build, self._vectorizer = build, None
 
     def transform(self, texts):
         if self._vectorizer is None:
-            _LazyHashing._vectorizer = hashing()
+            self._vectorizer = self._build()
         return self._vectorizer.transform(texts)
 
 
-_HASHING = _LazyHashing()
+_HASHING = _LazyHashing(hashing)
+_WORD_HASHING = _LazyHashing(word_hashing)
 
 
 def folded(texts: Sequence[str]) -> list[str]:
@@ -68,15 +78,24 @@ def idf_of(counts) -> np.ndarray:
     return np.log((1 + documents) / (1 + df)) + 1.0
 
 
-def features(counts, idf: np.ndarray, vectors: np.ndarray):
-    """Sublinear tf-idf of the n-gram counts, L2-normalised, beside the weighted embedding."""
-    from scipy.sparse import csr_matrix, diags, hstack
+def _tfidf(counts, idf: np.ndarray):
+    """Sublinear tf-idf of hashed counts, L2-normalised."""
     from sklearn.preprocessing import normalize as l2
 
-    tf = counts.copy().astype(np.float64)
+    tf = counts.astype(np.float64).tocsr(copy=True)
     tf.data = np.log(tf.data) + 1.0
-    weighted = l2(tf @ diags(idf))
-    return hstack([weighted, csr_matrix(vectors * EMBEDDING_WEIGHT)]).tocsr()
+    return l2(tf.multiply(idf).tocsr())
+
+
+def features(counts, idf: np.ndarray, vectors: np.ndarray, words=None, word_idf=None, word_weight: float = 0.0):
+    """Sublinear tf-idf of the n-gram counts, L2-normalised, beside the weighted embedding (and, with
+    ``word_weight``, the weighted tf-idf of the word n-grams)."""
+    from scipy.sparse import csr_matrix, hstack
+
+    blocks = [_tfidf(counts, idf), csr_matrix(vectors * EMBEDDING_WEIGHT)]
+    if word_weight:
+        blocks.append(_tfidf(words, word_idf) * word_weight)
+    return hstack(blocks).tocsr()
 
 
 @dataclass(frozen=True)
@@ -87,15 +106,17 @@ class LinearTextModel:
     coef: np.ndarray  # (classes, N_FEATURES + dims)
     intercept: np.ndarray  # (classes,)
     idf: np.ndarray  # (N_FEATURES,)
+    word_idf: np.ndarray | None = None  # (N_FEATURES,) when the word n-grams are a block (after the embedding)
+    word_weight: float = 0.0
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-        from sklearn.preprocessing import normalize as l2
-
-        tf = _HASHING.transform(folded(texts)).astype(np.float64)
-        tf.data = np.log(tf.data) + 1.0
-        tf = l2(tf.multiply(self.idf).tocsr())  # the same features as `features`, without stacking the matrix
-        logits = np.asarray(tf @ self.coef[:, :N_FEATURES].T) + (vectors * EMBEDDING_WEIGHT) @ \
-            self.coef[:, N_FEATURES:].T + self.intercept
+        chars = _tfidf(_HASHING.transform(folded(texts)), self.idf)  # `features`, without stacking the matrix
+        dims = vectors.shape[1]
+        logits = np.asarray(chars @ self.coef[:, :N_FEATURES].T) + (vectors * EMBEDDING_WEIGHT) @ \
+            self.coef[:, N_FEATURES:N_FEATURES + dims].T + self.intercept
+        if self.word_idf is not None:
+            words = _tfidf(_WORD_HASHING.transform(folded(texts)), self.word_idf) * self.word_weight
+            logits += np.asarray(words @ self.coef[:, N_FEATURES + dims:].T)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
@@ -103,23 +124,29 @@ class LinearTextModel:
     def save(self, path: Path, **extra) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
+        words = {} if self.word_idf is None else {"word_idf": self.word_idf, "word_weight": self.word_weight}
         np.savez(tmp, classes=np.array(self.classes), coef=self.coef, intercept=self.intercept, idf=self.idf,
-                 extra=np.array(json.dumps(extra)))
+                 extra=np.array(json.dumps(extra)), **words)
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> tuple[LinearTextModel, dict]:
         with np.load(path, allow_pickle=False) as data:
-            model = cls(tuple(str(c) for c in data["classes"]), data["coef"], data["intercept"], data["idf"])
+            words = (data["word_idf"], float(data["word_weight"])) if "word_idf" in data.files else (None, 0.0)
+            model = cls(tuple(str(c) for c in data["classes"]), data["coef"], data["intercept"], data["idf"], *words)
             return model, json.loads(str(data["extra"]))
 
 
 def fit(texts: Sequence[str], vectors: np.ndarray, labels: Sequence[str], c: float = 16.0,
-        balanced: bool = True) -> LinearTextModel:
+        balanced: bool = True, word_weight: float = 0.0) -> LinearTextModel:
+    """A logistic regression over the features; ``word_weight`` > 0 adds the word n-grams' block."""
     from sklearn.linear_model import LogisticRegression
 
     counts = hashing().transform(folded(texts)).tocsr()
     idf = idf_of(counts)
+    words = word_hashing().transform(folded(texts)).tocsr() if word_weight else None
+    word_idf = idf_of(words) if word_weight else None
     model = LogisticRegression(C=c, max_iter=3000, class_weight="balanced" if balanced else None)
-    model.fit(features(counts, idf, vectors), np.asarray(labels))
-    return LinearTextModel(tuple(str(c) for c in model.classes_), model.coef_, model.intercept_, idf)
+    model.fit(features(counts, idf, vectors, words, word_idf, word_weight), np.asarray(labels))
+    return LinearTextModel(tuple(str(c) for c in model.classes_), model.coef_, model.intercept_, idf, word_idf,
+                           word_weight)
