@@ -110,11 +110,21 @@ async def run(outage: float, log_path: str = "") -> None:
     after = [s for t, s in health if burst[0] <= t <= burst[1]]
     print(f"/healthz: mediana {1000 * statistics.median(seconds):.1f} ms, p99 "
           f"{1000 * seconds[int(0.99 * (len(seconds) - 1))]:.1f} ms, máximo {1000 * seconds[-1]:.1f} ms "
-          f"({len(seconds)} chamadas); com o banco parado: máximo {1000 * max(down):.1f} ms; enquanto o atraso é "
-          f"respondido: máximo {1000 * max(after, default=0):.1f} ms")
+          f"({len(seconds)} chamadas)")
+    print(f"/healthz com o banco parado: {spread(down)}; enquanto o atraso é respondido: {spread(after)}")
     print(f"tudo respondido {resumed:.2f} s depois de o banco voltar")
     print(f"Telegram: {len(bot_api.sent())} envios para {len(chats)} conversas (esperado {2 * n} para {n}); "
           f"WhatsApp: {len(numbers)} envios para {len(set(numbers))} números (esperado {2 * n} para {n})")
+
+
+def spread(seconds: list[float]) -> str:
+    """Median, p99 and maximum of some /healthz latencies, in ms."""
+    if not seconds:
+        return "nenhuma chamada"
+    ordered = sorted(seconds)
+    p99 = ordered[int(0.99 * (len(ordered) - 1))]
+    return (f"mediana {1000 * statistics.median(ordered):.1f} ms, p99 {1000 * p99:.1f} ms, "
+            f"máximo {1000 * ordered[-1]:.1f} ms ({len(ordered)} chamadas)")
 
 
 def main() -> None:
