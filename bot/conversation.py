@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from bot.care.team import BUTTON, RELAY, CareTeam, Team, asks_for_a_person
 from bot.channels import messages
@@ -45,6 +46,7 @@ COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo",
             "responder", "encerrar", "casos")  # the last three: the care team's, in its chat
 DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
 CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up after this long
+T = TypeVar("T")
 
 
 class Channel(Protocol):
@@ -92,6 +94,9 @@ class Conversation:
         self.devotional = devotional  # None: no verse of the day, subscriptions or cards (tests of the core)
         self.channels: dict[str, Channel] = {}
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
+        self._background: set[asyncio.Task] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): `accept` may be called from a thread
+        self._loop_thread = 0
         self.supervisor = supervisor or Supervisor(self.metrics)  # real time, whatever ``sleep`` tests inject
         self._owns_supervisor = supervisor is None
         self._slots = asyncio.Semaphore(concurrency)  # chats answered at once; the others wait their turn
@@ -109,18 +114,30 @@ class Conversation:
         if not self.inbox.add(inbound):
             log.info("mensagem %s/%s repetida: ignorada", inbound.channel, inbound.message_id)
             return False
+        if self._loop is not None and threading.get_ident() != self._loop_thread:  # from a store thread (care team)
+            self._loop.call_soon_threadsafe(self._wake, inbound.channel, inbound.chat_id)
+        else:
+            self._wake(inbound.channel, inbound.chat_id)
+        return True
+
+    async def receive(self, inbound: Inbound) -> bool:
+        """`accept` with the store call off the event loop (the webhooks' way in)."""
+        if not await self._db(self.inbox.add, inbound):
+            log.info("mensagem %s/%s repetida: ignorada", inbound.channel, inbound.message_id)
+            return False
         self._wake(inbound.channel, inbound.chat_id)
         return True
 
     def start(self, sweep_every: float = 5.0) -> int:
         """Resume every chat with a message not yet delivered, and retry postponed deliveries from now on
         (the sweep runs under the supervisor, and at once when the database comes back from an outage)."""
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         chats = self.inbox.pending_chats(due_before=float("inf"))
         for channel, chat_id in chats:
             self._wake(channel, chat_id)
         if chats:
             log.info("retomando %d conversa(s) com mensagens ainda não entregues", len(chats))
-        self.supervisor.periodic("varredura", self.sweep, sweep_every, now=False)
+        self.supervisor.periodic("varredura", self._sweep, sweep_every, now=False)
         self.memory.db.outage.on_back(self._database_back)
         return len(chats)
 
@@ -147,12 +164,28 @@ class Conversation:
             self._wake(channel, chat_id)
         return len(chats)
 
+    async def _sweep(self) -> int:
+        """`sweep` with its query in the database's threads (the supervised one, and the one after an outage)."""
+        chats = await self._db(self.inbox.pending_chats)
+        for channel, chat_id in chats:
+            self._wake(channel, chat_id)
+        return len(chats)
+
     def _database_back(self) -> None:
         """After an outage: every chat left waiting is worked again now (postponed deliveries keep their time)."""
+        task = asyncio.create_task(self._sweep_back())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _sweep_back(self) -> None:
         try:
-            self.sweep()
+            await self._sweep()
         except StorageUnavailable:
             pass  # down again already: the supervised sweep retries
+
+    async def _db(self, function: Callable[..., T], *args) -> T:
+        """A store call, off the event loop (see `Database.call`)."""
+        return await self.memory.db.call(function, *args)
 
     def _wake(self, channel: str, chat_id: str) -> None:
         key = (channel, chat_id)
@@ -164,7 +197,7 @@ class Conversation:
         key, lease = (channel.name, chat_id), f"chat:{channel.name}:{chat_id}"
         leases = self.memory.leases
         try:
-            while leases.acquire(lease, self.replica, self.lease_seconds):  # else another replica works this chat
+            while await self._db(leases.acquire, lease, self.replica, self.lease_seconds):  # else: another replica
                 keeper = asyncio.create_task(self._keep_lease(lease))
                 try:
                     if not await self._work_held(channel, chat_id, keeper):
@@ -172,8 +205,8 @@ class Conversation:
                 finally:
                     keeper.cancel()
                     with contextlib.suppress(StorageUnavailable):  # it expires by itself
-                        leases.release(lease, self.replica)
-                if self.inbox.next_for(channel.name, chat_id) is None:
+                        await self._db(leases.release, lease, self.replica)
+                if await self._db(self.inbox.next_for, channel.name, chat_id) is None:
                     return  # nothing arrived while the lease was being given up
         except StorageUnavailable as error:  # the message stays in the inbox: worked again when the database is back
             self.metrics.storage_unavailable.labels("conversation").inc()
@@ -184,7 +217,7 @@ class Conversation:
     async def _work_held(self, channel: Channel, chat_id: str, keeper: asyncio.Task) -> bool:
         """Answer this chat's messages in order while the lease is held; False when postponed or lost."""
         while not keeper.done():
-            entry = self.inbox.next_for(channel.name, chat_id)
+            entry = await self._db(self.inbox.next_for, channel.name, chat_id)
             if entry is None:
                 return True
             if entry.next_attempt_at > self.clock():
@@ -200,7 +233,7 @@ class Conversation:
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
             try:
-                held = self.memory.leases.renew(lease, self.replica, self.lease_seconds)
+                held = await self._db(self.memory.leases.renew, lease, self.replica, self.lease_seconds)
             except StorageUnavailable:
                 continue  # nobody can take it while the database is away; the next renewal tells
             if not held:
@@ -210,7 +243,7 @@ class Conversation:
     async def _process(self, channel: Channel, entry: Entry) -> bool:
         if entry.state == RECEIVED:
             parts, outcome = await self._answer(channel, entry.inbound)
-            await self._durably(lambda: self.inbox.answered(entry.seq, parts, outcome))
+            await self._durably(partial(self.inbox.answered, entry.seq, parts, outcome))
             entry = replace(entry, state=ANSWERED, parts=parts, outcome=outcome)
         return await self._deliver(channel, entry)
 
@@ -246,7 +279,7 @@ class Conversation:
                 self.metrics.deliveries.labels(channel.name, "postponed").inc()
                 return False
             await self._durably(partial(self.inbox.sent, entry.seq, index + 1))
-        await self._durably(lambda: self.inbox.delivered(entry.seq))
+        await self._durably(partial(self.inbox.delivered, entry.seq))
         self.metrics.deliveries.labels(channel.name, "delivered").inc()
         if entry.outcome:  # an answer counts once the person has it, never when only prepared
             self.metrics.messages.labels(channel.name, entry.outcome).inc()
@@ -258,7 +291,7 @@ class Conversation:
         wait = 0.2
         while True:
             try:
-                write()
+                await self._db(write)
                 return
             except StorageUnavailable:
                 self.metrics.storage_unavailable.labels("delivery").inc()
@@ -286,16 +319,17 @@ class Conversation:
 
     async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
         chat_id = inbound.chat_id
-        self.care.forward(inbound, text)  # while the care team has this chat, it reads along
+        await self._db(self.care.forward, inbound, text)  # while the care team has this chat, it reads along
         if asks_for_a_person(text):
-            return self.care.request(inbound)
+            return await self._db(self.care.request, inbound)
         wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
         if wait > 0:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
             reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
-        out = [Outgoing("answer", reply.text, status=reply.status)] + self.care.after_reply(inbound, reply)
+        out = [Outgoing("answer", reply.text, status=reply.status)] + await self._db(self.care.after_reply, inbound,
+                                                                                       reply)
         return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
 
     async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:

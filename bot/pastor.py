@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import partial
 
 from bot import passages, texts
 from bot.care_mode import CareState
 from bot.checks import AnswerRules, check_answer
+from bot.cpu import on_cpu
 from bot.followup import choice, is_followup, standalone
 from bot.guard import Judge
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
@@ -93,33 +94,34 @@ class Pastor:
         if len(text) > MAX_MESSAGE_CHARS:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
         t = time.perf_counter()
-        screening = await asyncio.to_thread(self.screener.screen, message)
+        screening = await on_cpu(self.screener.screen, message)
         if screening.layer == "semantic":  # meaning alone; Scripture quoted from memory is no crisis
-            probe = await asyncio.to_thread(self.retriever.search, message, 10, None)  # cached for the answer
+            probe = await on_cpu(self.retriever.search, message, 10, None)  # cached for the answer
             if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
                 screening = replace(screening, level=None, kind=None, layer="quotation")
         timings["screening"] = time.perf_counter() - t
-        history = self.memory.window(chat_id)
-        care = self.memory.care.get(chat_id)
+        db = self.memory.db  # its calls run in the database's threads, never in the event loop
+        history = await db.call(self.memory.window, chat_id)
+        care = await db.call(self.memory.care.get, chat_id)
         if screening.crisis and screening.level != CONCERN:
             reply = self.crisis.reply(message, screening.kind, screening.level, country)
         elif care is not None and self.crisis.care.affirms(message):  # "sim, hoje à noite" after the question
             reply = self.crisis.reply(message, care.kind, IMMINENT, country)
         elif care is not None and self.crisis.care.says_safe(message):
-            self.memory.care.clear(chat_id)
+            await db.call(self.memory.care.clear, chat_id)
             reply = Reply(self.crisis.care.texts["seguro"], ANSWERED, query=message)
         else:
             reply = await self._answer(chat_id, message, history, screening, timings, show, started, care, country)
             if care is not None and reply.status != LLM_ERROR:
                 reply = replace(reply, text=self._join(reply.text, self.crisis.care.reminder(care.kind, country)))
         if reply.status == CRISIS and reply.crisis_level != CONCERN:
-            self.memory.care.enter(chat_id, reply.crisis_kind or "", reply.crisis_level)
+            await db.call(self.memory.care.enter, chat_id, reply.crisis_kind or "", reply.crisis_level)
         elif care is not None and reply.status != LLM_ERROR and reply.text != self.crisis.care.texts["seguro"]:
-            self.memory.care.checked(chat_id)
+            await db.call(self.memory.care.checked, chat_id)
         if reply.status != LLM_ERROR:
-            self.memory.add_exchange(chat_id, message, reply.query or message, reply.text, reply.status)
+            await db.call(self.memory.add_exchange, chat_id, message, reply.query or message, reply.text, reply.status)
             if reply.sources:
-                self.memory.save_sources(chat_id, reply.query or message, reply.sources)
+                await db.call(self.memory.save_sources, chat_id, reply.query or message, reply.sources)
         timings["total"] = time.perf_counter() - started
         return replace(reply, timings=timings)
 
@@ -130,7 +132,7 @@ class Pastor:
         """The ordinary answer; in care mode (``care``) harsh verses are kept out, the model is told the kind
         of crisis, and the reply ends with the help and a check on the person."""
         query, scope, llm_called = message, None, False
-        chosen = await asyncio.to_thread(choice, message, history, lambda q: self.retriever.search(q, 10, None))
+        chosen = await on_cpu(choice, message, history, lambda q: self.retriever.search(q, 10, None))
         if chosen:  # "o irmão de João", after "de qual deles você quer saber?"
             query = chosen
         elif is_followup(message, history):
@@ -141,7 +143,7 @@ class Pastor:
             timings["rewrite"] = time.perf_counter() - t
             scope = detect_scope(message)[0]  # scope words of the follow-up itself reach the filter
         t = time.perf_counter()
-        result = await asyncio.to_thread(self.retriever.search, query, 10, scope)
+        result = await on_cpu(self.retriever.search, query, 10, scope)
         timings["retrieval"] = time.perf_counter() - t
         self.metrics.retrieval_seconds.observe(timings["retrieval"])
         if care is not None or screening.crisis:
@@ -203,7 +205,7 @@ class Pastor:
         if progress is not None and progress.first_shown is not None:
             timings["first_text"] = progress.first_shown
         t = time.perf_counter()
-        checked = check_answer(completion.text, rules)
+        checked = await on_cpu(check_answer, completion.text, rules)  # the guard model embeds: not in the loop
         if checked.removed_sentences:
             log.warning("resposta: frase(s) removida(s) pela guarda: %s", ", ".join(checked.removed_sentences))
         if care is not None:  # counsel never given to a person in crisis, whatever the model wrote
@@ -257,7 +259,8 @@ class Pastor:
         rules = AnswerRules(self.retriever.bible, [s.id for s in sources], "", self.config.crisis_contacts,
                             judge=self.judge)
         opening = " ".join(re.split(r"(?<=[.!?…])\s+", " ".join(completion.text.split()))[:2])
-        return " ".join(check_answer(opening, rules, final=False).text.split()).strip()  # the two, then checked
+        checked = await on_cpu(partial(check_answer, final=False), opening, rules)
+        return " ".join(checked.text.split()).strip()  # the two, then checked
 
     # -- crisis ----------------------------------------------------------------------------
     def crisis_help(self, kind: str | None, country: str | None = None) -> str:

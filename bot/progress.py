@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from bot.checks import AnswerRules, balanced, check_answer
+from bot.cpu import on_cpu
 
 Show = Callable[[str], Awaitable[None]]  # a channel's way to show validated text (a Telegram draft)
 
@@ -29,7 +31,7 @@ class ParagraphProgress:
         if not balanced(complete):
             return  # a quotation still open across paragraphs: wait for its end
         self._considered = end
-        body = check_answer(complete, self.rules, final=False).text
+        body = (await on_cpu(partial(check_answer, final=False), complete, self.rules)).text
         shown = f"{self.prefix}\n\n{body}" if self.prefix and body else body
         if not body or shown == self._last:
             return

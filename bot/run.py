@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 import sys
+from functools import partial
 
 from aiohttp import web
 
@@ -271,7 +272,8 @@ def early_intake(settings, memory) -> list:
     if memory is None or not settings.whatsapp_access_token.get_secret_value():
         return []
     return [WhatsAppWebhook(None, settings.whatsapp_verify_token.get_secret_value(),
-                            settings.whatsapp_app_secret.get_secret_value(), accept=memory.inbox.add,
+                            settings.whatsapp_app_secret.get_secret_value(),
+                            accept=partial(memory.db.call, memory.inbox.add),
                             malformed=Malformed("whatsapp", Metrics(), logging.getLogger("pastor.whatsapp")))]
 
 

@@ -11,12 +11,17 @@ timeouts), and then at once for every call until a probe finds it back (`bot.out
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import sqlite_utils
 
@@ -28,6 +33,9 @@ __all__ = ["Database", "PostgresDatabase", "Result", "SQLiteDatabase", "StorageE
 CONNECT_TIMEOUT = 2  # seconds to reach PostgreSQL before a call fails (the loop waits at most this, once)
 STATEMENT_TIMEOUT_MS = 5000
 BUSY_TIMEOUT_MS = 1000  # SQLite: how long a write waits for another process's lock before failing
+WORKER_THREADS = 4  # threads that run store calls for the event loop (`Database.call`)
+T = TypeVar("T")
+_workers_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,24 @@ class Database:
 
     kind = ""
     outage: Outage
+    _workers: ThreadPoolExecutor | None = None
+
+    async def call(self, function: Callable[..., T], /, *args) -> T:
+        """``function(*args)`` (a store method) in this database's few worker threads: the event loop never
+        waits on the database, and a burst of store calls queues there instead of multiplying threads. While
+        the database is known to be down it raises `StorageUnavailable` at once, without a thread."""
+        self.outage.check()
+        if self._workers is None:
+            with _workers_lock:
+                if self._workers is None:
+                    self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix=f"pastor-{self.kind}")
+        context = contextvars.copy_context()  # the message id of the logs goes along
+        return await asyncio.get_running_loop().run_in_executor(self._workers, partial(context.run, function, *args))
+
+    def _stop_workers(self) -> None:
+        if self._workers is not None:
+            self._workers.shutdown(wait=True)
+            self._workers = None
 
     def execute(self, sql: str, params: Sequence = ()) -> Result:
         raise NotImplementedError
@@ -165,6 +191,7 @@ class SQLiteDatabase(Database):
             return False
 
     def close(self) -> None:
+        self._stop_workers()
         self.db.conn.close()
 
     def describe(self) -> str:
@@ -281,6 +308,7 @@ class PostgresDatabase(Database):
             return False
 
     def close(self) -> None:
+        self._stop_workers()
         with self._idle_lock:
             idle, self._idle = self._idle, []
         for conn in idle:

@@ -192,6 +192,44 @@ async def test_long_polling_that_stopped_by_itself_is_started_again(make_channel
         await stopped(channel)
 
 
+# ---- the event loop never waits on the database -------------------------------------------------
+
+def statements_in_the_loop(db) -> list[str]:
+    """Record every SQL statement the event loop's own thread runs on ``db`` from now on."""
+    loop_thread, seen, execute = threading.get_ident(), [], db.execute
+
+    def watched(sql, params=()):
+        if threading.get_ident() == loop_thread:
+            seen.append(" ".join(sql.split()[:4]))
+        return execute(sql, params)
+
+    db.execute = watched
+    return seen
+
+
+async def test_a_burst_of_answers_runs_no_store_call_in_the_event_loop(make_channel, make_whatsapp, bot_api,
+                                                                        graph_api):
+    """Intake (webhook and polling), leases, the inbox, the window and the answer's writes all go through the
+    database's worker threads: a slow or busy database (a backlog after an outage) never stalls the loop."""
+    from tests.conftest import deliver
+
+    telegram = await started(make_channel())
+    whatsapp, client = await make_whatsapp()
+    in_loop = statements_in_the_loop(telegram.conversation.memory.db)
+    in_loop_whatsapp = statements_in_the_loop(whatsapp.conversation.memory.db)
+    try:
+        for n in range(6):
+            bot_api.push(bot_api.message(880 + n, f"a formiga e o preguiçoso {n}"))
+            await deliver(client, whatsapp, whatsapp_delivery(f"55119888800{n:02d}", f"wamid.L{n}",
+                                                              f"a formiga e o preguiçoso {n}"))
+        for n in range(6):
+            await bot_api.wait_for(2, chat_id=880 + n, timeout=60)
+        await until(lambda: len(graph_api.sent()) >= 12, timeout=60)
+    finally:
+        await stopped(telegram)
+    assert in_loop == [] and in_loop_whatsapp == []
+
+
 # ---- a real PostgreSQL stopped under traffic, through `python -m bot` ---------------------------
 
 pytestmark_outage = pytest.mark.usefixtures("crisis_cache")

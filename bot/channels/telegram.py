@@ -123,10 +123,14 @@ class TelegramChannel:
         log.warning("erro ao buscar atualizações do Telegram: %s", type(error).__name__)
 
     # -- in ----------------------------------------------------------------------------------------
-    def _polled(self, updates) -> None:
+    async def _polled(self, updates) -> None:
+        """`accept` for a polled batch, each message stored off the event loop (`Conversation.receive`)."""
         for update in updates:
             try:
-                self.accept(update)
+                if update.inline_query is not None:
+                    self.accept(update)  # answered at once, nothing stored
+                elif (inbound := self.inbound(update)) is not None:
+                    await self.conversation.receive(inbound)
             except MalformedUpdate as error:  # skipped; a failing inbox still fails the batch (fetched again)
                 self.malformed.skip(update.update_id, error)
 

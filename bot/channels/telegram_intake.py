@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import inspect
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -68,7 +69,9 @@ class InboxBot(ExtBot):
         """Store a batch, waiting a little for a database that is away; False if it stays away."""
         for _ in range(STORE_ATTEMPTS):
             try:
-                self._on_updates(updates)
+                stored = self._on_updates(updates)
+                if inspect.isawaitable(stored):
+                    await stored
                 return True
             except StorageUnavailable:
                 await asyncio.sleep(STORE_WAIT)

@@ -7,7 +7,7 @@ import contextlib
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 
 import httpx
@@ -206,11 +206,11 @@ class WhatsAppWebhook:
     """The webhook routes: Meta's verification handshake, and signed deliveries stored before the 200."""
 
     def __init__(self, channel: WhatsAppChannel | None, verify_token: str, app_secret: str, *,
-                 accept: Callable[[Inbound], bool] | None = None, malformed: Malformed | None = None):
+                 accept: Callable[[Inbound], Awaitable[bool]] | None = None, malformed: Malformed | None = None):
         """``accept`` and ``malformed`` default to the channel's; before the channel exists (the index still
         loading) deliveries go straight into the inbox and are answered once it is ready."""
         self.channel, self.verify_token, self.app_secret = channel, verify_token, app_secret
-        self.accept = accept or channel.conversation.accept
+        self.accept = accept or channel.conversation.receive
         self.malformed = malformed or channel.malformed
 
     def register(self, app: web.Application, path: str = "/whatsapp/webhook") -> None:
@@ -239,5 +239,5 @@ class WhatsAppWebhook:
             self.malformed.skip(getattr(error, "update_id", None), error)
             return web.json_response({"error": "invalid payload"}, status=400)
         for message in inbound:
-            self.accept(message)
+            await self.accept(message)  # stored (off the event loop) before the 200
         return web.json_response({"ok": True})
