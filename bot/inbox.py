@@ -46,7 +46,7 @@ class Entry:
 
 
 class Inbox:
-    """Rows of the ``inbox`` table (see ``bot.memory`` migrations). Takes its database; thread-safe."""
+    """Rows of the ``inbox`` table (see ``bot.migrations``). Takes its database; thread-safe."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db, self.clock = db, clock
@@ -131,21 +131,3 @@ def _entry(row) -> Entry:
                       data.get("kind", "other"), data.get("text", ""), data.get("meta") or {})
     return Entry(seq, inbound, state, json.loads(parts) if parts else [], sent, attempts, received_at,
                  next_attempt_at, outcome or "")
-
-
-def migrate_inbox(db: Database) -> None:
-    """Migration 002: the inbox replaces the ``processed`` table (duplicate detection now lives here)."""
-    seq, real = ("bigserial primary key", "double precision") if db.kind == "postgresql" else (
-        "integer primary key autoincrement", "real")
-    db.execute(f"""create table inbox (
-        seq {seq}, channel text not null, message_id text not null, chat_id text not null,
-        payload text, state text not null, parts text, sent integer not null default 0,
-        attempts integer not null default 0, next_attempt_at {real} not null default 0, last_error text,
-        received_at {real} not null, updated_at {real} not null, unique (channel, message_id))""")
-    db.execute("create index inbox_pending on inbox (state, channel, chat_id, seq)")
-    db.execute("drop table if exists processed")
-
-
-def add_outcome(db: Database) -> None:
-    """Migration 003: what the pastor answered is kept with the message, so it is counted when delivered."""
-    db.execute("alter table inbox add column outcome text")
