@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from datetime import date
 
+from bot import commands
+from bot.buttons import CardButton
 from bot.card import MAX_CHARS, Card
 from bot.channels import messages
 from bot.daily import DailyWord, VerseOfTheDay, passage_label, sources_of
@@ -29,21 +31,34 @@ class Devotional:
         key = words.timezone.key
         self.zone = ZONE_NAMES.get(key, key)
 
-    async def command(self, channel, inbound: Inbound) -> list[Outgoing]:
-        name, args = inbound.text, str(inbound.meta.get("args", "")).strip()
+    def _words(self, channel) -> dict:
         style = getattr(channel, "command_style", "/{}")
-        words = {"command": style.format(name), "stop": style.format("parar"), "zone": self.zone}
-        if name == "versiculo":
-            return [self._daily("daily", await self.words.word())]
-        if name == "imagem":
-            return self._card_for(args, inbound.chat_id, style.format("imagem"))
+        return {"command": style.format(commands.DAILY.name), "stop": style.format(commands.STOP.name),
+                "zone": self.zone}
+
+    async def verse(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The verse of the day, asked for."""
+        return [self._daily("daily", await self.words.word())]
+
+    async def card(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The card of the passage named after the command, or of the last answer's first passage."""
+        style = getattr(channel, "command_style", "/{}")
+        return self._card_for(str(inbound.meta.get("args", "")).strip(), inbound.chat_id,
+                              style.format(commands.CARD.name))
+
+    async def stop(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The daily word cancelled."""
         if not getattr(channel, "scheduled", True):
             return [Outgoing("notice", messages.DAILY_UNAVAILABLE)]
-        if name == "parar":
-            done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
-            words["command"] = style.format("diario")
-            return [Outgoing("notice", (messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
-                             .format(**words))]
+        done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
+        return [Outgoing("notice", (messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
+                         .format(**self._words(channel)))]
+
+    async def subscribe(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The daily word at the time given, or the current time when none is."""
+        if not getattr(channel, "scheduled", True):
+            return [Outgoing("notice", messages.DAILY_UNAVAILABLE)]
+        args, words = str(inbound.meta.get("args", "")).strip(), self._words(channel)
         current = self.subscriptions.get(inbound.channel, inbound.chat_id)
         if not args:
             return [Outgoing("notice", messages.DAILY_CURRENT.format(time=current.time, **words) if current
@@ -61,10 +76,12 @@ class Devotional:
             return []
         return [self._daily("daily_scheduled", await self.words.word(date.fromisoformat(inbound.meta["date"])))]
 
-    def button(self, data: str) -> list[Outgoing]:
+    def button(self, button: CardButton) -> list[Outgoing]:
         """A card button ("imagem:JHN.3.16,JHN.3.17")."""
-        verses = [v for v in (self._verse(i) for i in data.removeprefix("imagem:").split(",")) if v is not None]
-        return self._card(verses) if verses else [Outgoing("notice", messages.CARD_WHICH.format(command="/imagem"))]
+        verses = [v for v in (self._verse(i) for i in button.verses) if v is not None]
+        if not verses:
+            return [Outgoing("notice", messages.CARD_WHICH.format(command=f"/{commands.CARD.name}"))]
+        return self._card(verses)
 
     def unreachable(self, inbound: Inbound, reason: str) -> None:
         """The person blocked the bot: no more daily words for them."""
@@ -85,7 +102,7 @@ class Devotional:
             _, sources = self.memory.last_sources(chat_id)
             if not sources:
                 return [Outgoing("notice", messages.CARD_WHICH.format(command=command))]
-            return self.button("imagem:" + sources[0].id)
+            return self.button(CardButton((sources[0].id,)))
         ref = parse_reference(args)
         verses = verses_of(ref, self.bible) if ref else []
         if not verses:

@@ -6,12 +6,25 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from bot.storage import Database
 
 RECEIVED, ANSWERED, DELIVERED, FAILED = "received", "answered", "delivered", "failed"
 PENDING = (RECEIVED, ANSWERED)
 DEDUPE_SECONDS = 7 * 86400  # how long a message id is remembered to refuse a redelivery
+
+
+class InboundKind(StrEnum):
+    """What a stored message is; the value is what the inbox keeps in its payload."""
+
+    TEXT = "text"  # words for the pastor
+    COMMAND = "command"  # a command of bot/commands.py (``text`` is its name, ``meta["args"]`` the rest)
+    BUTTON = "button"  # a button pressed (``text`` is its payload, see bot/buttons.py)
+    VOICE = "voice"  # a voice note, fetched from the channel when it is answered
+    OTHER = "other"  # anything else a person sent (a sticker, a photo): answered with "only text"
+    RELAY = "relay"  # a message to or from the care team, queued by the core, shown as it is
+    DAILY = "daily"  # the verse of the day, queued by the daily round at the subscriber's time
 
 
 @dataclass(frozen=True)
@@ -21,9 +34,12 @@ class Inbound:
     channel: str
     chat_id: str
     message_id: str
-    kind: str  # "text", "command", "button", "other"
+    kind: InboundKind
     text: str = ""
     meta: dict = field(default_factory=dict)  # channel details needed to answer (callback ids, chat type)
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", InboundKind(self.kind))  # a plain "text" is accepted, an unknown refused
 
     def as_dict(self) -> dict:
         return {"channel": self.channel, "chat_id": self.chat_id, "message_id": self.message_id, "kind": self.kind,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.buttons import CardButton
 from bot.card import Card
 from bot.reply import Source
 
@@ -29,14 +30,14 @@ class Outgoing:
 
 def card_button_data(sources: tuple[Source, ...] | list[Source]) -> str:
     """The button payload that asks for a card of the first passage of ``sources`` (the first verse and those
-    that follow it directly): "imagem:PHP.4.6,PHP.4.7", at most 64 bytes (Telegram's limit)."""
-    data, previous = "imagem:", None
+    that follow it directly, as many as fit Telegram's 64 bytes): "imagem:PHP.4.6,PHP.4.7"."""
+    verses: tuple[str, ...] = ()
+    previous = None
     for source in sources:
         book, chapter, verse = source.id.split(".")
         if previous is not None and previous != (book, chapter, int(verse) - 1):
             break
-        candidate = f"{data}{',' if previous else ''}{source.id}"
-        if len(candidate.encode()) > 64:
+        if not CardButton(verses + (source.id,)).fits():
             break
-        data, previous = candidate, (book, chapter, int(verse))
-    return data
+        verses, previous = verses + (source.id,), (book, chapter, int(verse))
+    return CardButton(verses).pack()

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from bot import commands
+from bot.buttons import CareButton
 from bot.care.cases import CLOSED, OFFERED, OPEN, Case, valid_code
 from bot.channels import messages as m
-from bot.inbox import Inbound
+from bot.inbox import Inbound, InboundKind
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.outgoing import Outgoing
@@ -30,9 +32,6 @@ from retrieval.chat import normalize_chat
 
 log = logging.getLogger("pastor.care")
 
-RELAY = "relay"  # the inbound kind of a queued relay: shown as it is
-BUTTON = "equipe:"  # "equipe:sim:K7MX" / "equipe:nao:K7MX"
-TEAM_COMMANDS = ("responder", "encerrar", "casos")
 ASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "care" / "asks_for_a_person.txt"
 LAST_MESSAGES = 5  # the person's messages shown in an alert
 SAID_CHARS = 600  # each one at most this long in the alert
@@ -87,7 +86,7 @@ class CareTeam:
         if (inbound.channel, inbound.chat_id) == ("telegram", self.team.telegram_chat):
             return True
         return inbound.channel == "whatsapp" and inbound.chat_id in self.team.whatsapp and \
-            inbound.kind == "command" and inbound.text in TEAM_COMMANDS
+            inbound.kind == InboundKind.COMMAND and commands.is_team_command(inbound.text)
 
     # -- the person's side -----------------------------------------------------------------------
     def request(self, inbound: Inbound) -> list[Outgoing]:
@@ -139,15 +138,14 @@ class CareTeam:
             self._count(case, "offered")
         return [Outgoing("care_offer", m.CARE_OFFER, ref=case.code)]
 
-    def button(self, inbound: Inbound) -> list[Outgoing]:
+    def button(self, inbound: Inbound, button: CareButton) -> list[Outgoing]:
         """The person's answer to the offer ("equipe:sim:K7MX" / "equipe:nao:K7MX")."""
-        _, _, rest = inbound.text.partition(BUTTON)
-        answer, _, code = rest.partition(":")
+        code = button.case
         case = self.cases.get(code)
-        command = self.style(inbound.channel).format("pastor")
+        command = self.style(inbound.channel).format(commands.PASTOR.name)
         if case is None or (case.channel, case.chat_id) != (inbound.channel, inbound.chat_id):
             return [Outgoing("care_done", m.CARE_GONE.format(command=command))]
-        if answer == "sim":
+        if button.accepted:
             if self.cases.accept(code):
                 self._count(case, "accepted")
                 self._count(case, "alerted")
@@ -171,7 +169,7 @@ class CareTeam:
         for channel, chat_id in self.team.targets:
             style = self.style(channel)
             self._queue(channel, chat_id, f"caso-{case.code}-msg-{inbound.message_id}-{chat_id}",
-                        m.TEAM_FORWARD.format(code=case.code, text=text, answer=style.format("responder")))
+                        m.TEAM_FORWARD.format(code=case.code, text=text, answer=style.format(commands.REPLY.name)))
         log.info("caso %s: mensagem da pessoa repassada à equipe", case.code)
 
     def erased(self, chat_id: str) -> None:
@@ -185,19 +183,26 @@ class CareTeam:
 
     # -- the team's side -------------------------------------------------------------------------
     def team_message(self, inbound: Inbound) -> list[Outgoing]:
-        """/responder, /encerrar, /casos, or a reply to a case message; anything else gets the team's help."""
-        words = self._words(inbound.channel)
-        args = str(inbound.meta.get("args", "")).strip()
-        if inbound.kind == "text" and inbound.meta.get("case"):
+        """A reply to a case message answers it; anything else but a team command gets the team's help."""
+        if inbound.kind == InboundKind.TEXT and inbound.meta.get("case"):
             return self._answer(inbound, inbound.meta["case"], inbound.text)
-        if inbound.kind == "command" and inbound.text == "responder":
-            code, _, text = args.partition(" ")
-            return self._answer(inbound, code, text) if code else [Outgoing("notice", m.TEAM_USAGE.format(**words))]
-        if inbound.kind == "command" and inbound.text == "encerrar" and args:
-            return self._close(inbound, args.split()[0])
-        if inbound.kind == "command" and inbound.text == "casos":
-            return [Outgoing("notice", self._listing())]
-        return [Outgoing("notice", m.TEAM_HELP.format(**words))]
+        return [Outgoing("notice", m.TEAM_HELP.format(**self._words(inbound.channel)))]
+
+    def reply_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/responder CASO texto: the text goes to the person of the case."""
+        code, _, text = str(inbound.meta.get("args", "")).strip().partition(" ")
+        if not code:
+            return [Outgoing("notice", m.TEAM_USAGE.format(**self._words(inbound.channel)))]
+        return self._answer(inbound, code, text)
+
+    def close_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/encerrar CASO: the case is closed and the person told."""
+        args = str(inbound.meta.get("args", "")).strip()
+        return self._close(inbound, args.split()[0]) if args else self.team_message(inbound)
+
+    def cases_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/casos: the open cases."""
+        return [Outgoing("notice", self._listing())]
 
     def _answer(self, inbound: Inbound, given: str, text: str) -> list[Outgoing]:
         words = self._words(inbound.channel)
@@ -228,7 +233,7 @@ class CareTeam:
             self._count(case, "closed")
         elif case.closed_by != member:
             return [Outgoing("notice", m.TEAM_NOT_OPEN.format(code=case.code))]
-        command = self.style(case.channel).format("pastor")
+        command = self.style(case.channel).format(commands.PASTOR.name)
         self._queue(case.channel, case.chat_id, f"caso-{case.code}-encerrado", m.CARE_CLOSED.format(command=command))
         self._to_team(f"caso-{case.code}-encerrado", m.TEAM_CLOSED_ELSEWHERE.format(code=case.code), but=inbound)
         log.info("caso %s encerrado pela equipe", case.code)
@@ -272,11 +277,12 @@ class CareTeam:
                 self._queue(channel, chat_id, f"{key}-{chat_id}", text)
 
     def _queue(self, channel: str, chat_id: str, key: str, text: str) -> None:
-        self.accept(Inbound(channel, chat_id, key, RELAY, text))
+        self.accept(Inbound(channel, chat_id, key, InboundKind.RELAY, text))
 
     def _words(self, channel: str) -> dict:
         style = self.style(channel)
-        return {"answer": style.format("responder"), "close": style.format("encerrar"), "cases": style.format("casos")}
+        return {"answer": style.format(commands.REPLY.name), "close": style.format(commands.CLOSE.name),
+                "cases": style.format(commands.CASES.name)}
 
     def _help(self, inbound: Inbound, kind: str | None = None) -> str:
         return self.crisis_help(kind, country_of(inbound) or self.team.country)

@@ -18,10 +18,11 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import AIORateLimiter, Application
 from telegram.request import HTTPXRequest
 
+from bot import buttons, commands
+from bot.buttons import CardButton, CareButton, EraseButton
 from bot.card import Card
 from bot.card import render as render_card
 from bot.care.cases import mentioned_case
-from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
@@ -29,34 +30,22 @@ from bot.channels.inline import InlineVerses
 from bot.channels.malformed import Malformed, MalformedUpdate, describe
 from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401 (the webhook is imported from here)
 from bot.channels.typing import repeating
-from bot.conversation import COMMANDS, Conversation, Outgoing
+from bot.conversation import Conversation, Outgoing
 from bot.delivery import DeliveryError
-from bot.inbox import Inbound
+from bot.inbox import Inbound, InboundKind
 from bot.outgoing import card_button_data
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
-from corpus.text import fold
 
 log = logging.getLogger("pastor.telegram")
 
-BOT_COMMANDS = [
-    BotCommand("start", "O que este bot faz"),
-    BotCommand("ajuda", "Como conversar comigo"),
-    BotCommand("fontes", "Versículos da última resposta"),
-    BotCommand("status", "Estado do índice e do modelo"),
-    BotCommand("nova", "Começar uma conversa nova"),
-    BotCommand("versiculo", "O versículo do dia"),
-    BotCommand("diario", "Receber o versículo do dia num horário (ex.: /diario 7:30)"),
-    BotCommand("parar", "Parar de receber o versículo do dia"),
-    BotCommand("imagem", "Imagem de um versículo (ex.: /imagem João 3:16)"),
-    BotCommand("pastor", "Falar com uma pessoa da equipe pastoral"),
-    BotCommand("apagar", "Apagar tudo o que guardei desta conversa"),
-]
+BOT_COMMANDS = [BotCommand(name, description) for name, description in commands.telegram_menu()]
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
-ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": "apagar:sim"},
-                                      {"text": "Cancelar", "callback_data": "apagar:nao"}]]}
+ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": EraseButton(True).pack()},
+                                      {"text": "Cancelar", "callback_data": EraseButton(False).pack()}]]}
+ANSWERED_BUTTONS = (EraseButton, CardButton, CareButton)  # the buttons Telegram shows (sources are text there)
 
 
 class TelegramChannel:
@@ -161,10 +150,10 @@ class TelegramChannel:
         chat_id, update_id = str(chat.id), str(update.update_id)
         query = update.callback_query
         if query is not None:
-            if query.data not in ("apagar:sim", "apagar:nao") and not str(query.data).startswith(("imagem:", BUTTON)):
+            if not isinstance(buttons.unpack(str(query.data)), ANSWERED_BUTTONS):
                 return None
             meta = {"callback_id": query.id, "message_id": query.message.message_id if query.message else None}
-            return Inbound(self.name, chat_id, update_id, "button", query.data, meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.BUTTON, query.data, meta)
         message = update.message
         if message is None:
             return None
@@ -181,19 +170,19 @@ class TelegramChannel:
             meta["language"] = user.language_code  # "pt-br": the country whose crisis services are named
         media = message.voice or message.audio or message.video_note
         if media is not None and message.text is None:
-            return Inbound(self.name, chat_id, update_id, "voice", "", {**meta, **_voice_meta(message, media)})
+            meta.update(_voice_meta(message, media))
+            return Inbound(self.name, chat_id, update_id, InboundKind.VOICE, "", meta)
         if message.text is None:
-            return Inbound(self.name, chat_id, update_id, "other", "", meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.OTHER, "", meta)
         text = message.text
         if self.bot.username:
             text = text.replace(f"@{self.bot.username}", "").strip()
         if text.startswith("/"):
             words = text[1:].split(maxsplit=1)
-            command = fold(words[0].split("@")[0]) if words else ""
+            command = commands.telegram_command(words[0].split("@")[0] if words else "")
             meta["args"] = words[1] if len(words) > 1 else ""
-            return Inbound(self.name, chat_id, update_id, "command", command if command in COMMANDS else "ajuda",
-                           meta)
-        return Inbound(self.name, chat_id, update_id, "text", text, meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.COMMAND, command, meta)
+        return Inbound(self.name, chat_id, update_id, InboundKind.TEXT, text, meta)
 
     def _addressed(self, message) -> bool:
         """In groups the bot answers only commands (Telegram sends it only those meant for it), and messages
@@ -240,7 +229,8 @@ class TelegramChannel:
                 parts.append({"method": "editMessageText", "message_id": inbound.meta.get("message_id"),
                               "text": item.text})
             else:
-                parts.append({"method": "sendMessage", "text": messages.HELP if item.kind == "help" else item.text})
+                text = commands.HELP_TELEGRAM if item.kind == "help" else item.text
+                parts.append({"method": "sendMessage", "text": text})
         return parts
 
     async def deliver(self, chat_id: str, part: dict) -> None:
@@ -324,8 +314,8 @@ def _card_button(sources) -> dict | None:
 
 def _offer_buttons(code: str) -> dict:
     """Yes and no under the care team's offer, for case ``code``."""
-    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": f"{BUTTON}sim:{code}"},
-                                 {"text": messages.CARE_OFFER_NO, "callback_data": f"{BUTTON}nao:{code}"}]]}
+    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": CareButton(True, code).pack()},
+                                 {"text": messages.CARE_OFFER_NO, "callback_data": CareButton(False, code).pack()}]]}
 
 
 def _voice_meta(message, media) -> dict:

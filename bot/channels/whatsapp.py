@@ -13,14 +13,15 @@ from dataclasses import asdict
 import httpx
 from aiohttp import web
 
+from bot import commands
+from bot.buttons import CareButton, EraseButton, SourcesButton
 from bot.card import Card
 from bot.card import render as render_card
-from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
 from bot.channels.malformed import Malformed, MalformedUpdate, load_json
 from bot.channels.typing import repeating
-from bot.channels.whatsapp_intake import MalformedDelivery, command_of, inbound_messages  # noqa: F401 (tests)
+from bot.channels.whatsapp_intake import MalformedDelivery, inbound_messages
 from bot.conversation import Conversation, Outgoing
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
@@ -31,8 +32,8 @@ from bot.voice import AudioUnavailable
 log = logging.getLogger("pastor.whatsapp")
 
 LIMIT = 4096
-SOURCES_BUTTON = ("fontes", "📖 Ver fontes")
-ERASE_BUTTONS = [("apagar:sim", "Sim, apagar tudo"), ("apagar:nao", "Cancelar")]
+SOURCES_BUTTON = (SourcesButton().pack(), "📖 Ver fontes")
+ERASE_BUTTONS = [(EraseButton(True).pack(), "Sim, apagar tudo"), (EraseButton(False).pack(), "Cancelar")]
 OUTSIDE_WINDOW = 131047  # the 24-hour customer service window is closed
 UNREACHABLE = {131026, 131050}  # undeliverable (blocked, no WhatsApp); the person stopped such messages
 CARD_BUTTON_TITLE = "🖼️ Imagem"
@@ -125,8 +126,8 @@ class WhatsAppChannel:
             if item.kind in ("answer", "relay"):
                 parts += [_text(p) for p in split_message(item.text, LIMIT)]
             elif item.kind == "care_offer":
-                parts.append(_buttons(item.text, [(f"{BUTTON}sim:{item.ref}", messages.CARE_OFFER_YES),
-                                                  (f"{BUTTON}nao:{item.ref}", messages.CARE_OFFER_NO)]))
+                parts.append(_buttons(item.text, [(CareButton(True, item.ref).pack(), messages.CARE_OFFER_YES),
+                                                  (CareButton(False, item.ref).pack(), messages.CARE_OFFER_NO)]))
             elif item.kind == "sources":
                 parts.append(_buttons(messages.SOURCES_OFFER,
                                       [SOURCES_BUTTON, (card_button_data(item.sources), CARD_BUTTON_TITLE)]))
@@ -143,7 +144,7 @@ class WhatsAppChannel:
             elif item.kind == "erase_confirm":
                 parts.append(_buttons(item.text, ERASE_BUTTONS))
             else:
-                parts.append(_text(messages.HELP_WHATSAPP if item.kind == "help" else item.text))
+                parts.append(_text(commands.HELP_WHATSAPP if item.kind == "help" else item.text))
         return parts
 
     async def deliver(self, chat_id: str, part: dict) -> None:
