@@ -10,7 +10,7 @@ from typing import Any
 from bot.care.cases import valid_code
 from bot.channels import messages
 from bot.inbox import Inbound
-from bot.outgoing import Outgoing
+from bot.outgoing import Help, Outgoing
 from bot.subscriptions import parse_time
 from corpus.references import parse_reference
 from corpus.text import fold
@@ -20,7 +20,7 @@ Handler = Callable[[Any, Any, Inbound], Awaitable[list[Outgoing]]]
 
 
 async def _help(core, channel, inbound: Inbound) -> list[Outgoing]:
-    return [Outgoing("help")]
+    return [Help()]
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def _devotional(method: str) -> Handler:
     """A handler of the verse of the day; the help when the bot runs without it."""
     async def handle(core, channel, inbound: Inbound) -> list[Outgoing]:
         if core.devotional is None:
-            return [Outgoing("help")]
+            return [Help()]
         return await getattr(core.devotional, method)(channel, inbound)
     return handle
 

@@ -32,7 +32,7 @@ from bot.logs import message_id
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.outage import StorageUnavailable
-from bot.outgoing import Outgoing
+from bot.outgoing import Answer, ButtonAnswer, EraseConfirm, Help, Notice, Outgoing, Relay, Sources
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
 from bot.safety.country import country_of
@@ -220,8 +220,8 @@ class Conversation:
             raise  # not the person's fault, nor an answer: the message is answered when the database is back
         except Exception as error:  # the bot goes on; the person gets an apology
             log.error("erro ao preparar a resposta: %s: %s", type(error).__name__, error)
-            outgoing = [Outgoing("notice", messages.SORRY)]
-        outcome = next((item.status for item in outgoing if item.kind == "answer"), "")
+            outgoing = [Notice(messages.SORRY)]
+        outcome = next((item.status for item in outgoing if isinstance(item, Answer)), "")
         return channel.render(inbound, outgoing), outcome
 
     async def _deliver(self, channel: Channel, entry: Entry) -> bool:
@@ -266,7 +266,7 @@ class Conversation:
     # -- what to answer --------------------------------------------------------------------------
     async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         if inbound.kind == InboundKind.RELAY:  # to or from the care team, written when it was queued
-            return [Outgoing("relay", inbound.text)]
+            return [Relay(inbound.text)]
         if self.care.from_team(inbound):
             command = commands.named(inbound.text) if inbound.kind == InboundKind.COMMAND else None
             if command is not None and command.team_only:
@@ -276,7 +276,7 @@ class Conversation:
             case InboundKind.COMMAND:
                 command = commands.named(inbound.text)
                 if command.team_only:  # outside the team's chat: the person's help
-                    return [Outgoing("help")]
+                    return [Help()]
                 return await command.handler(self, channel, inbound)
             case InboundKind.BUTTON:
                 return self._button(inbound)
@@ -286,7 +286,7 @@ class Conversation:
                 return await self._voice_note(channel, inbound)
             case InboundKind.TEXT:
                 return await self._reply(channel, inbound, inbound.text)
-        return [Outgoing("notice", messages.ONLY_TEXT)]
+        return [Notice(messages.ONLY_TEXT)]
 
     async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
         chat_id = inbound.chat_id
@@ -299,34 +299,34 @@ class Conversation:
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
             reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
-        out = [Outgoing("answer", reply.text, status=reply.status)] + self.care.after_reply(inbound, reply)
-        return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
+        out = [Answer(reply.text, reply.status)] + self.care.after_reply(inbound, reply)
+        return out + [Sources(tuple(reply.sources))] if reply.sources else out
 
     async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         """What was understood first, then the answer as for text; or a kind reply (nothing dropped)."""
         async with channel.typing(inbound):
             heard = await self.voice.hear(lambda: channel.fetch_audio(inbound), inbound.meta.get("seconds"))
         if heard.notice:
-            return [Outgoing("notice", heard.notice)]
-        return [Outgoing("notice", messages.VOICE_HEARD.format(text=heard.text))] + \
+            return [Notice(heard.notice)]
+        return [Notice(messages.VOICE_HEARD.format(text=heard.text))] + \
             await self._reply(channel, inbound, heard.text)
 
     # -- the command handlers named in bot/commands.py ------------------------------------------------
     async def welcome(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Outgoing("notice", messages.welcome(self.attribution))]
+        return [Notice(messages.welcome(self.attribution))]
 
     async def last_sources(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return self._sources(inbound.chat_id)
 
     async def status(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Outgoing("notice", await self.status_text(inbound.chat_id in self.admins))]
+        return [Notice(await self.status_text(inbound.chat_id in self.admins))]
 
     async def new_conversation(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         self.memory.forget_window(inbound.chat_id)
-        return [Outgoing("notice", messages.NEW_CONVERSATION)]
+        return [Notice(messages.NEW_CONVERSATION)]
 
     async def erase(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Outgoing("erase_confirm", messages.ERASE_CONFIRM)]
+        return [EraseConfirm(messages.ERASE_CONFIRM)]
 
     async def ask_for_a_person(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return self.care.request(inbound)
@@ -340,9 +340,9 @@ class Conversation:
             case EraseButton(confirmed=True):
                 self.memory.delete_chat(inbound.chat_id)
                 self.care.erased(inbound.chat_id)
-                return [Outgoing("erase_done", messages.ERASED)]
+                return [ButtonAnswer(messages.ERASED)]
             case EraseButton(confirmed=False):
-                return [Outgoing("erase_done", messages.ERASE_CANCELLED)]
+                return [ButtonAnswer(messages.ERASE_CANCELLED)]
             case CardButton() as button if self.devotional is not None:
                 return self.devotional.button(button)
         return []
@@ -350,11 +350,11 @@ class Conversation:
     def _sources(self, chat_id: str) -> list[Outgoing]:
         _, verses = self.memory.last_sources(chat_id)
         if not verses:
-            return [Outgoing("notice", messages.NO_SOURCES)]
-        return [Outgoing("sources_list", sources=tuple(verses))]
+            return [Notice(messages.NO_SOURCES)]
+        return [Sources(tuple(verses), listed=True)]
 
     async def _notify(self, channel: Channel, inbound: Inbound, text: str) -> None:
         """A courtesy note outside the inbox (if it is lost, nothing the person asked for is)."""
-        for part in channel.render(inbound, [Outgoing("notice", text)]):
+        for part in channel.render(inbound, [Notice(text)]):
             with contextlib.suppress(DeliveryError):
                 await channel.deliver(inbound.chat_id, part)

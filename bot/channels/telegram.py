@@ -30,10 +30,23 @@ from bot.channels.inline import InlineVerses
 from bot.channels.malformed import Malformed, MalformedUpdate, describe
 from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401 (the webhook is imported from here)
 from bot.channels.typing import repeating
-from bot.conversation import Conversation, Outgoing
+from bot.conversation import Conversation
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound, InboundKind
-from bot.outgoing import card_button_data
+from bot.outgoing import (
+    Answer,
+    ButtonAnswer,
+    CareOffer,
+    DailyVerse,
+    EraseConfirm,
+    Help,
+    Notice,
+    Outgoing,
+    Relay,
+    Sources,
+    VerseCard,
+    card_button_data,
+)
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
 
@@ -203,35 +216,7 @@ class TelegramChannel:
 
     # -- out ---------------------------------------------------------------------------------------
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
-        parts: list[dict] = []
-        for item in outgoing:
-            if item.kind in ("answer", "relay"):
-                parts += [{"method": "sendMessage", "text": p, "parse_mode": "HTML"}
-                          for p in telegram_html_parts(item.text)]
-            elif item.kind == "care_offer":
-                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.ref)})
-            elif item.kind in ("sources", "sources_list"):
-                parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
-                              "reply_markup": _card_button(item.sources)})
-            elif item.kind in ("daily", "daily_scheduled"):
-                text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.kind == "daily_scheduled" else "")
-                parts.append({"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)})
-            elif item.kind == "card" and item.card is not None:
-                if inbound.meta.get("callback_id"):  # stop the button's spinner
-                    parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
-                                  "optional": True})
-                parts.append({"method": "sendPhoto", "card": asdict(item.card), "caption": item.text})
-            elif item.kind == "erase_confirm":
-                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS})
-            elif item.kind in ("erase_done", "care_done") and inbound.meta.get("callback_id"):
-                parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
-                              "optional": True})  # a query too old to answer is no reason to stop
-                parts.append({"method": "editMessageText", "message_id": inbound.meta.get("message_id"),
-                              "text": item.text})
-            else:
-                text = commands.HELP_TELEGRAM if item.kind == "help" else item.text
-                parts.append({"method": "sendMessage", "text": text})
-        return parts
+        return [part for item in outgoing for part in _render(item, inbound)]
 
     async def deliver(self, chat_id: str, part: dict) -> None:
         method = part["method"]
@@ -328,3 +313,33 @@ def _voice_meta(message, media) -> dict:
     else:
         filename, mime = "video.mp4", "video/mp4"
     return {"file_id": media.file_id, "seconds": seconds, "filename": filename, "mime": mime}
+
+
+def _render(item: Outgoing, inbound: Inbound) -> list[dict]:
+    """The Bot API calls that show ``item``."""
+    callback = inbound.meta.get("callback_id")
+    match item:
+        case Answer(text=text) | Relay(text=text):
+            return [{"method": "sendMessage", "text": p, "parse_mode": "HTML"} for p in telegram_html_parts(text)]
+        case CareOffer():
+            return [{"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.case)}]
+        case Sources():
+            return [{"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
+                     "reply_markup": _card_button(item.sources)}]
+        case DailyVerse():
+            text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.scheduled else "")
+            return [{"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)}]
+        case VerseCard():
+            spinner = [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True}]
+            return (spinner if callback else []) + [  # a card from a button: stop the button's spinner first
+                {"method": "sendPhoto", "card": asdict(item.card), "caption": item.caption}]
+        case EraseConfirm():
+            return [{"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS}]
+        case ButtonAnswer() if callback:  # a query too old to answer is no reason to stop: optional
+            return [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True},
+                    {"method": "editMessageText", "message_id": inbound.meta.get("message_id"), "text": item.text}]
+        case Help():
+            return [{"method": "sendMessage", "text": commands.HELP_TELEGRAM}]
+        case Notice() | ButtonAnswer():
+            return [{"method": "sendMessage", "text": item.text}]
+    raise TypeError(f"nada para mostrar: {item!r}")
