@@ -1,7 +1,7 @@
 """Benchmark: parse of the default USFX corpus and reference extraction throughput.
 
 Run: .venv/bin/python bench/corpus_bench.py [--corpus PATH] [--runs N]
-Prints medians; the README table records them with the machine named.
+Prints medians; docs/performance.md records them with the machine named.
 """
 
 from __future__ import annotations

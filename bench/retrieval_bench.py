@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/retrieval_bench.py [--data-dir /tmp/bench-index] [--runs 3]
 Each measurement runs in a fresh child process so peak RSS belongs to it alone.
-Prints medians; the README table records them with the machine named.
+Prints medians; docs/performance.md records them with the machine named.
 """
 
 from __future__ import annotations

@@ -9,13 +9,6 @@ from dataclasses import dataclass
 from bot.storage import Database
 
 
-def migrate_care_mode(db: Database) -> None:
-    """Migration 006: one row per chat in care mode (what was seen, how serious, since when)."""
-    real = "double precision" if db.kind == "postgresql" else "real"
-    db.execute(f"create table care_mode (chat_id text primary key, kind text not null, level text not null, "
-               f"since {real} not null, updated_at {real} not null, checks integer not null default 0)")
-
-
 @dataclass(frozen=True)
 class CareState:
     kind: str  # the crisis kind first seen ("suicide-direct", "domestic-violence"...)

@@ -7,6 +7,7 @@ import json
 import sys
 import uuid
 
+from bot import commands
 from bot.app import App
 from bot.logs import message_id
 from bot.reply import Reply
@@ -41,11 +42,11 @@ async def chat(app: App, chat_id: str) -> int:
             command = line.strip().lower()
             if command in ("/sair", "/exit", "/quit"):
                 break
-            if command == "/nova":
+            if command == f"/{commands.NEW.name}":
                 app.memory.forget_window(chat_id)
                 print("Conversa reiniciada.")
                 continue
-            if command == "/fontes":
+            if command == f"/{commands.SOURCES.name}":
                 query, verses = app.memory.last_sources(chat_id)
                 print("\n".join(f"  {v.reference} — {v.text}" for v in verses) or "Ainda não há fontes.")
                 continue

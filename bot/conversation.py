@@ -21,18 +21,19 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol, TypeVar
 
-from bot.care.team import BUTTON, RELAY, CareTeam, Team, asks_for_a_person
+from bot import buttons, commands
+from bot.buttons import CardButton, CareButton, EraseButton, SourcesButton
+from bot.care.team import CareTeam, Team, asks_for_a_person
 from bot.channels import messages
-from bot.daily_round import DAILY
 from bot.delivery import DeliveryError, DeliveryPolicy
 from bot.devotional import Devotional
-from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound
+from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound, InboundKind
 from bot.leases import replica_name
 from bot.logs import message_id
 from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.outage import StorageUnavailable
-from bot.outgoing import Outgoing
+from bot.outgoing import Answer, ButtonAnswer, EraseConfirm, Help, Notice, Outgoing, Relay, Sources
 from bot.pastor import Pastor
 from bot.ratelimit import ChatRateLimit
 from bot.safety.country import country_of
@@ -42,9 +43,6 @@ from bot.voice import VoiceNotes
 
 log = logging.getLogger("pastor.conversation")
 
-COMMANDS = ("start", "ajuda", "fontes", "status", "nova", "apagar", "versiculo", "diario", "parar", "imagem", "pastor",
-            "responder", "encerrar", "casos")  # the last three: the care team's, in its chat
-DEVOTIONAL = ("versiculo", "diario", "parar", "imagem")
 CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up after this long
 T = TypeVar("T")
 
@@ -255,8 +253,8 @@ class Conversation:
             raise  # not the person's fault, nor an answer: the message is answered when the database is back
         except Exception as error:  # the bot goes on; the person gets an apology
             log.error("erro ao preparar a resposta: %s: %s", type(error).__name__, error)
-            outgoing = [Outgoing("notice", messages.SORRY)]
-        outcome = next((item.status for item in outgoing if item.kind == "answer"), "")
+            outgoing = [Notice(messages.SORRY)]
+        outcome = next((item.status for item in outgoing if isinstance(item, Answer)), "")
         return channel.render(inbound, outgoing), outcome
 
     async def _deliver(self, channel: Channel, entry: Entry) -> bool:
@@ -300,22 +298,28 @@ class Conversation:
 
     # -- what to answer --------------------------------------------------------------------------
     async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        chat_id = inbound.chat_id
-        if inbound.kind == RELAY:  # to or from the care team, written when it was queued
-            return [Outgoing("relay", inbound.text)]
+        if inbound.kind == InboundKind.RELAY:  # to or from the care team, written when it was queued
+            return [Relay(inbound.text)]
         if self.care.from_team(inbound):
+            command = commands.named(inbound.text) if inbound.kind == InboundKind.COMMAND else None
+            if command is not None and command.team_only:
+                return await command.handler(self, channel, inbound)
             return self.care.team_message(inbound)
-        if inbound.kind == "command":
-            return await self._command(channel, inbound)
-        if inbound.kind == "button":
-            return self.care.button(inbound) if inbound.text.startswith(BUTTON) else self._button(chat_id, inbound.text)
-        if inbound.kind == DAILY:
-            return await self.devotional.scheduled(inbound) if self.devotional else []
-        if inbound.kind == "voice" and self.voice is not None:
-            return await self._voice_note(channel, inbound)
-        if inbound.kind != "text":
-            return [Outgoing("notice", messages.ONLY_TEXT)]
-        return await self._reply(channel, inbound, inbound.text)
+        match inbound.kind:
+            case InboundKind.COMMAND:
+                command = commands.named(inbound.text)
+                if command.team_only:  # outside the team's chat: the person's help
+                    return [Help()]
+                return await command.handler(self, channel, inbound)
+            case InboundKind.BUTTON:
+                return self._button(inbound)
+            case InboundKind.DAILY:
+                return await self.devotional.scheduled(inbound) if self.devotional else []
+            case InboundKind.VOICE if self.voice is not None:
+                return await self._voice_note(channel, inbound)
+            case InboundKind.TEXT:
+                return await self._reply(channel, inbound, inbound.text)
+        return [Notice(messages.ONLY_TEXT)]
 
     async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
         chat_id = inbound.chat_id
@@ -328,59 +332,62 @@ class Conversation:
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
             reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
-        out = [Outgoing("answer", reply.text, status=reply.status)] + await self._db(self.care.after_reply, inbound,
-                                                                                       reply)
-        return out + [Outgoing("sources", sources=tuple(reply.sources))] if reply.sources else out
+        out = [Answer(reply.text, reply.status)] + await self._db(self.care.after_reply, inbound, reply)
+        return out + [Sources(tuple(reply.sources))] if reply.sources else out
 
     async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         """What was understood first, then the answer as for text; or a kind reply (nothing dropped)."""
         async with channel.typing(inbound):
             heard = await self.voice.hear(lambda: channel.fetch_audio(inbound), inbound.meta.get("seconds"))
         if heard.notice:
-            return [Outgoing("notice", heard.notice)]
-        return [Outgoing("notice", messages.VOICE_HEARD.format(text=heard.text))] + \
+            return [Notice(heard.notice)]
+        return [Notice(messages.VOICE_HEARD.format(text=heard.text))] + \
             await self._reply(channel, inbound, heard.text)
 
-    async def _command(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        chat_id, command = inbound.chat_id, inbound.text
-        if command in DEVOTIONAL and self.devotional is not None:
-            return await self.devotional.command(channel, inbound)
-        if command == "start":
-            return [Outgoing("notice", messages.welcome(self.attribution))]
-        if command == "fontes":
-            return self._sources(chat_id)
-        if command == "status":
-            return [Outgoing("notice", await self.status_text(chat_id in self.admins))]
-        if command == "nova":
-            self.memory.forget_window(chat_id)
-            return [Outgoing("notice", messages.NEW_CONVERSATION)]
-        if command == "apagar":
-            return [Outgoing("erase_confirm", messages.ERASE_CONFIRM)]
-        if command == "pastor":
-            return self.care.request(inbound)
-        return [Outgoing("help")]
+    # -- the command handlers named in bot/commands.py ------------------------------------------------
+    async def welcome(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        return [Notice(messages.welcome(self.attribution))]
 
-    def _button(self, chat_id: str, data: str) -> list[Outgoing]:
-        if data == "fontes":
-            return self._sources(chat_id)
-        if data == "apagar:sim":
-            self.memory.delete_chat(chat_id)
-            self.care.erased(chat_id)
-            return [Outgoing("erase_done", messages.ERASED)]
-        if data == "apagar:nao":
-            return [Outgoing("erase_done", messages.ERASE_CANCELLED)]
-        if data.startswith("imagem:") and self.devotional is not None:
-            return self.devotional.button(data)
+    async def last_sources(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        return self._sources(inbound.chat_id)
+
+    async def status(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        return [Notice(await self.status_text(inbound.chat_id in self.admins))]
+
+    async def new_conversation(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        self.memory.forget_window(inbound.chat_id)
+        return [Notice(messages.NEW_CONVERSATION)]
+
+    async def erase(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        return [EraseConfirm(messages.ERASE_CONFIRM)]
+
+    async def ask_for_a_person(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
+        return self.care.request(inbound)
+
+    def _button(self, inbound: Inbound) -> list[Outgoing]:
+        match buttons.unpack(inbound.text):
+            case CareButton() as button:
+                return self.care.button(inbound, button)
+            case SourcesButton():
+                return self._sources(inbound.chat_id)
+            case EraseButton(confirmed=True):
+                self.memory.delete_chat(inbound.chat_id)
+                self.care.erased(inbound.chat_id)
+                return [ButtonAnswer(messages.ERASED)]
+            case EraseButton(confirmed=False):
+                return [ButtonAnswer(messages.ERASE_CANCELLED)]
+            case CardButton() as button if self.devotional is not None:
+                return self.devotional.button(button)
         return []
 
     def _sources(self, chat_id: str) -> list[Outgoing]:
         _, verses = self.memory.last_sources(chat_id)
         if not verses:
-            return [Outgoing("notice", messages.NO_SOURCES)]
-        return [Outgoing("sources_list", sources=tuple(verses))]
+            return [Notice(messages.NO_SOURCES)]
+        return [Sources(tuple(verses), listed=True)]
 
     async def _notify(self, channel: Channel, inbound: Inbound, text: str) -> None:
         """A courtesy note outside the inbox (if it is lost, nothing the person asked for is)."""
-        for part in channel.render(inbound, [Outgoing("notice", text)]):
+        for part in channel.render(inbound, [Notice(text)]):
             with contextlib.suppress(DeliveryError):
                 await channel.deliver(inbound.chat_id, part)

@@ -13,13 +13,12 @@ import time
 from collections.abc import Callable
 
 from bot.daily import VerseOfTheDay
-from bot.inbox import Inbound
+from bot.inbox import Inbound, InboundKind
 from bot.subscriptions import Subscriptions
 from bot.supervisor import Supervisor
 
 log = logging.getLogger("pastor.daily")
 
-DAILY = "daily"
 
 
 class DailyRound:
@@ -38,7 +37,7 @@ class DailyRound:
                 continue  # that channel is not configured now: its subscribers wait for it
             day = now.date().isoformat()
             inbound = Inbound(subscription.channel, subscription.chat_id, f"diario-{day}-{subscription.chat_id}",
-                              DAILY, "", {"date": day})
+                              InboundKind.DAILY, "", {"date": day})
             queued += self.accept(inbound)
             self.subscriptions.mark(subscription, now.date())
         self.last_run = {"at": time.time(), "queued": queued}

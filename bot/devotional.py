@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 from datetime import date
 
+from bot import commands
+from bot.buttons import CardButton
 from bot.card import MAX_CHARS, Card
 from bot.channels import messages
-from bot.daily import DailyWord, VerseOfTheDay, passage_label, sources_of
+from bot.daily import DailyWord, VerseOfTheDay, passage_label
 from bot.inbox import Inbound
 from bot.memory import Memory
-from bot.outgoing import Outgoing
+from bot.outgoing import DailyVerse, Notice, Outgoing, VerseCard
 from bot.subscriptions import parse_time
 from corpus.bible import Bible
 from corpus.references import parse_reference, verses_of
@@ -29,42 +31,57 @@ class Devotional:
         key = words.timezone.key
         self.zone = ZONE_NAMES.get(key, key)
 
-    async def command(self, channel, inbound: Inbound) -> list[Outgoing]:
-        name, args = inbound.text, str(inbound.meta.get("args", "")).strip()
+    def _words(self, channel) -> dict:
         style = getattr(channel, "command_style", "/{}")
-        words = {"command": style.format(name), "stop": style.format("parar"), "zone": self.zone}
-        if name == "versiculo":
-            return [self._daily("daily", await self.words.word())]
-        if name == "imagem":
-            return self._card_for(args, inbound.chat_id, style.format("imagem"))
+        return {"command": style.format(commands.DAILY.name), "stop": style.format(commands.STOP.name),
+                "zone": self.zone}
+
+    async def verse(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The verse of the day, asked for."""
+        return [self._daily(await self.words.word())]
+
+    async def card(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The card of the passage named after the command, or of the last answer's first passage."""
+        style = getattr(channel, "command_style", "/{}")
+        return self._card_for(str(inbound.meta.get("args", "")).strip(), inbound.chat_id,
+                              style.format(commands.CARD.name))
+
+    async def stop(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The daily word cancelled."""
         if not getattr(channel, "scheduled", True):
-            return [Outgoing("notice", messages.DAILY_UNAVAILABLE)]
-        if name == "parar":
-            done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
-            words["command"] = style.format("diario")
-            return [Outgoing("notice", (messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
-                             .format(**words))]
+            return [Notice(messages.DAILY_UNAVAILABLE)]
+        done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
+        return [Notice((messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
+                         .format(**self._words(channel)))]
+
+    async def subscribe(self, channel, inbound: Inbound) -> list[Outgoing]:
+        """The daily word at the time given, or the current time when none is."""
+        if not getattr(channel, "scheduled", True):
+            return [Notice(messages.DAILY_UNAVAILABLE)]
+        args, words = str(inbound.meta.get("args", "")).strip(), self._words(channel)
         current = self.subscriptions.get(inbound.channel, inbound.chat_id)
         if not args:
-            return [Outgoing("notice", messages.DAILY_CURRENT.format(time=current.time, **words) if current
+            return [Notice(messages.DAILY_CURRENT.format(time=current.time, **words) if current
                              else messages.DAILY_NONE.format(**words))]
         when = parse_time(args)
         if when is None:
-            return [Outgoing("notice", messages.DAILY_BAD_TIME.format(given=args[:40], **words))]
+            return [Notice(messages.DAILY_BAD_TIME.format(given=args[:40], **words))]
         subscription = self.subscriptions.subscribe(inbound.channel, inbound.chat_id, *when, self.words.now())
         log.info("inscrição no versículo do dia às %s (%s)", subscription.time, inbound.channel)
-        return [Outgoing("notice", messages.DAILY_SUBSCRIBED.format(time=subscription.time, **words))]
+        return [Notice(messages.DAILY_SUBSCRIBED.format(time=subscription.time, **words))]
 
     async def scheduled(self, inbound: Inbound) -> list[Outgoing]:
         """The word queued by the daily round; nothing when the person stopped it meanwhile."""
         if self.subscriptions.get(inbound.channel, inbound.chat_id) is None:
             return []
-        return [self._daily("daily_scheduled", await self.words.word(date.fromisoformat(inbound.meta["date"])))]
+        return [self._daily(await self.words.word(date.fromisoformat(inbound.meta["date"])), scheduled=True)]
 
-    def button(self, data: str) -> list[Outgoing]:
+    def button(self, button: CardButton) -> list[Outgoing]:
         """A card button ("imagem:JHN.3.16,JHN.3.17")."""
-        verses = [v for v in (self._verse(i) for i in data.removeprefix("imagem:").split(",")) if v is not None]
-        return self._card(verses) if verses else [Outgoing("notice", messages.CARD_WHICH.format(command="/imagem"))]
+        verses = [v for v in (self._verse(i) for i in button.verses) if v is not None]
+        if not verses:
+            return [Notice(messages.CARD_WHICH.format(command=f"/{commands.CARD.name}"))]
+        return self._card(verses)
 
     def unreachable(self, inbound: Inbound, reason: str) -> None:
         """The person blocked the bot: no more daily words for them."""
@@ -73,25 +90,25 @@ class Devotional:
                         reason[:120])
 
     # -- helpers -------------------------------------------------------------------------------------
-    def _daily(self, kind: str, word: DailyWord) -> Outgoing:
+    def _daily(self, word: DailyWord, scheduled: bool = False) -> Outgoing:
         lines = [messages.DAILY_TITLE.format(date=word.day.strftime("%d/%m/%Y")), f"“{word.text}” ({word.reference})"]
         if word.reflection:
             lines.append(word.reflection)
         lines.append(self.translation)
-        return Outgoing(kind, "\n\n".join(lines), word.sources)
+        return DailyVerse("\n\n".join(lines), tuple(word.sources), scheduled)
 
     def _card_for(self, args: str, chat_id: str, command: str) -> list[Outgoing]:
         if not args:
             _, sources = self.memory.last_sources(chat_id)
             if not sources:
-                return [Outgoing("notice", messages.CARD_WHICH.format(command=command))]
-            return self.button("imagem:" + sources[0].id)
+                return [Notice(messages.CARD_WHICH.format(command=command))]
+            return self.button(CardButton((sources[0].id,)))
         ref = parse_reference(args)
         verses = verses_of(ref, self.bible) if ref else []
         if not verses:
-            return [Outgoing("notice", messages.CARD_MISSING.format(given=args[:60]))]
+            return [Notice(messages.CARD_MISSING.format(given=args[:60]))]
         if sum(len(v.text) for v in verses) > MAX_CHARS:
-            return [Outgoing("notice", messages.CARD_TOO_LONG.format(command=command))]
+            return [Notice(messages.CARD_TOO_LONG.format(command=command))]
         return self._card(verses)
 
     def _card(self, verses) -> list[Outgoing]:
@@ -99,7 +116,7 @@ class Devotional:
             verses = verses[:1]
         reference, text = passage_label(verses), " ".join(v.text for v in verses)
         card = Card(text, reference, self.translation)
-        return [Outgoing("card", f"“{text}” ({reference})\n{self.translation}", sources_of(verses), card=card)]
+        return [VerseCard(f"“{text}” ({reference})\n{self.translation}", card)]
 
     def _verse(self, verse_id: str):
         parts = verse_id.split(".")

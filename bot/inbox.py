@@ -6,12 +6,25 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from bot.storage import Database
 
 RECEIVED, ANSWERED, DELIVERED, FAILED = "received", "answered", "delivered", "failed"
 PENDING = (RECEIVED, ANSWERED)
 DEDUPE_SECONDS = 7 * 86400  # how long a message id is remembered to refuse a redelivery
+
+
+class InboundKind(StrEnum):
+    """What a stored message is; the value is what the inbox keeps in its payload."""
+
+    TEXT = "text"  # words for the pastor
+    COMMAND = "command"  # a command of bot/commands.py (``text`` is its name, ``meta["args"]`` the rest)
+    BUTTON = "button"  # a button pressed (``text`` is its payload, see bot/buttons.py)
+    VOICE = "voice"  # a voice note, fetched from the channel when it is answered
+    OTHER = "other"  # anything else a person sent (a sticker, a photo): answered with "only text"
+    RELAY = "relay"  # a message to or from the care team, queued by the core, shown as it is
+    DAILY = "daily"  # the verse of the day, queued by the daily round at the subscriber's time
 
 
 @dataclass(frozen=True)
@@ -21,9 +34,12 @@ class Inbound:
     channel: str
     chat_id: str
     message_id: str
-    kind: str  # "text", "command", "button", "other"
+    kind: InboundKind
     text: str = ""
     meta: dict = field(default_factory=dict)  # channel details needed to answer (callback ids, chat type)
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", InboundKind(self.kind))  # a plain "text" is accepted, an unknown refused
 
     def as_dict(self) -> dict:
         return {"channel": self.channel, "chat_id": self.chat_id, "message_id": self.message_id, "kind": self.kind,
@@ -46,7 +62,7 @@ class Entry:
 
 
 class Inbox:
-    """Rows of the ``inbox`` table (see ``bot.memory`` migrations). Takes its database; thread-safe."""
+    """Rows of the ``inbox`` table (see ``bot.migrations``). Takes its database; thread-safe."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db, self.clock = db, clock
@@ -131,21 +147,3 @@ def _entry(row) -> Entry:
                       data.get("kind", "other"), data.get("text", ""), data.get("meta") or {})
     return Entry(seq, inbound, state, json.loads(parts) if parts else [], sent, attempts, received_at,
                  next_attempt_at, outcome or "")
-
-
-def migrate_inbox(db: Database) -> None:
-    """Migration 002: the inbox replaces the ``processed`` table (duplicate detection now lives here)."""
-    seq, real = ("bigserial primary key", "double precision") if db.kind == "postgresql" else (
-        "integer primary key autoincrement", "real")
-    db.execute(f"""create table inbox (
-        seq {seq}, channel text not null, message_id text not null, chat_id text not null,
-        payload text, state text not null, parts text, sent integer not null default 0,
-        attempts integer not null default 0, next_attempt_at {real} not null default 0, last_error text,
-        received_at {real} not null, updated_at {real} not null, unique (channel, message_id))""")
-    db.execute("create index inbox_pending on inbox (state, channel, chat_id, seq)")
-    db.execute("drop table if exists processed")
-
-
-def add_outcome(db: Database) -> None:
-    """Migration 003: what the pastor answered is kept with the message, so it is counted when delivered."""
-    db.execute("alter table inbox add column outcome text")

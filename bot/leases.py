@@ -21,12 +21,6 @@ def replica_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def migrate_leases(db: Database) -> None:
-    """Migration 005: leases let replicas sharing one database split the work without doubling it."""
-    real = "double precision" if db.kind == "postgresql" else "real"
-    db.execute(f"create table leases (name text primary key, owner text not null, expires_at {real} not null)")
-
-
 class Leases:
     """Named, expiring claims; a holder that dies loses its lease when the time runs out."""
 

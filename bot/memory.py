@@ -8,13 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.care.cases import Cases, migrate_care_cases
-from bot.care_mode import CareMode, migrate_care_mode
-from bot.inbox import DEDUPE_SECONDS, Inbox, add_outcome, migrate_inbox
-from bot.leases import Leases, migrate_leases
+from bot.care.cases import Cases
+from bot.care_mode import CareMode
+from bot.inbox import DEDUPE_SECONDS, Inbox
+from bot.leases import Leases
+from bot.migrations import MIGRATIONS
 from bot.reply import Source
 from bot.storage import Database, SQLiteDatabase, open_database
-from bot.subscriptions import Subscriptions, migrate_subscriptions
+from bot.subscriptions import Subscriptions
 
 WINDOW_EXCHANGES = 10
 
@@ -25,29 +26,6 @@ class Turn:
     text: str
     query: str = ""  # for user turns: the standalone question that was searched
     created_at: float = 0.0
-
-
-def _m001_initial(db: Database) -> None:
-    real, serial = ("double precision", "bigserial") if db.kind == "postgresql" else ("float", "integer")
-    db.execute(f"create table turns (id {serial} primary key, chat_id text, role text, text text, query text, "
-               f"status text, created_at {real})")
-    db.execute("create index idx_turns_chat_id_id on turns (chat_id, id)")
-    db.execute(f"create table sources (chat_id text primary key, query text, verses text, updated_at {real})")
-    db.execute(f"create table processed (channel text, message_id text, chat_id text, processed_at {real}, "
-               "primary key (channel, message_id))")
-    db.execute("create index idx_processed_chat_id on processed (chat_id)")
-
-
-# Append-only: never edit or reorder an applied migration; add a new one.
-MIGRATIONS: list[tuple[str, Callable[[Database], None]]] = [
-    ("001_initial", _m001_initial),
-    ("002_inbox", migrate_inbox),
-    ("003_inbox_outcome", add_outcome),
-    ("004_subscriptions", migrate_subscriptions),
-    ("005_leases", migrate_leases),
-    ("006_care_mode", migrate_care_mode),
-    ("007_care_cases", migrate_care_cases),
-]
 
 
 class Memory:

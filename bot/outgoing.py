@@ -1,42 +1,102 @@
-"""What the conversation core asks a channel to show: one `Outgoing` per thing to tell the person."""
+"""What the conversation core asks a channel to show: small frozen dataclasses, one per thing to tell the person."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.buttons import CardButton
 from bot.card import Card
 from bot.reply import Source
 
 
 @dataclass(frozen=True)
-class Outgoing:
-    """One thing to tell the person; the channel decides how it looks on the wire.
+class Answer:
+    """The pastor's reply; ``status`` is counted in the metrics once it is delivered."""
 
-    kinds: "answer" (the pastor's reply), "sources" (the verses under an answer), "sources_list"
-    (/fontes), "notice" (a fixed text), "help", "erase_confirm", "erase_done", "daily" (the verse of
-    the day, asked for), "daily_scheduled" (the same, sent at the subscriber's time), "card" (a verse
-    card image, ``text`` its caption), "care_offer" (the care team offered, with yes/no buttons for the case
-    ``ref``), "care_done" (the answer to that offer), "relay" (a message relayed to or from the care team).
-    """
+    text: str
+    status: str = ""
 
-    kind: str
-    text: str = ""
-    sources: tuple[Source, ...] = ()
-    status: str = ""  # for an "answer": the pastor's status, counted in the metrics once it is delivered
-    card: Card | None = None
-    ref: str = ""  # for a "care_offer": the case code its buttons answer
+
+@dataclass(frozen=True)
+class Sources:
+    """The verses under an answer, or, ``listed``, the verses /fontes asks for."""
+
+    sources: tuple[Source, ...]
+    listed: bool = False
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A fixed text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Help:
+    """The channel's help text (bot/commands.py)."""
+
+
+@dataclass(frozen=True)
+class Relay:
+    """A message relayed to or from the care team, shown as it is."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class DailyVerse:
+    """The verse of the day: asked for, or ``scheduled`` (sent at the subscriber's time)."""
+
+    text: str
+    sources: tuple[Source, ...]
+    scheduled: bool = False
+
+
+@dataclass(frozen=True)
+class VerseCard:
+    """A verse card image with its caption."""
+
+    caption: str
+    card: Card
+
+
+@dataclass(frozen=True)
+class EraseConfirm:
+    """The question before erasing a chat, with yes/no buttons."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class CareOffer:
+    """The care team offered, with yes/no buttons for ``case``."""
+
+    text: str
+    case: str
+
+
+@dataclass(frozen=True)
+class ButtonAnswer:
+    """The answer to a yes/no button (erasing, the care offer): it replaces the question where it can."""
+
+    text: str
+
+
+# One thing to tell the person; each channel renders them with ``match``.
+Outgoing = Answer | Sources | Notice | Help | Relay | DailyVerse | VerseCard | EraseConfirm | CareOffer | ButtonAnswer
 
 
 def card_button_data(sources: tuple[Source, ...] | list[Source]) -> str:
     """The button payload that asks for a card of the first passage of ``sources`` (the first verse and those
-    that follow it directly): "imagem:PHP.4.6,PHP.4.7", at most 64 bytes (Telegram's limit)."""
-    data, previous = "imagem:", None
+    that follow it directly, as many as fit Telegram's 64 bytes): "imagem:PHP.4.6,PHP.4.7"."""
+    verses: tuple[str, ...] = ()
+    previous = None
     for source in sources:
         book, chapter, verse = source.id.split(".")
         if previous is not None and previous != (book, chapter, int(verse) - 1):
             break
-        candidate = f"{data}{',' if previous else ''}{source.id}"
-        if len(candidate.encode()) > 64:
+        if not CardButton(verses + (source.id,)).fits():
             break
-        data, previous = candidate, (book, chapter, int(verse))
-    return data
+        verses, previous = verses + (source.id,), (book, chapter, int(verse))
+    return CardButton(verses).pack()

@@ -35,15 +35,8 @@ class Subscription:
         return f"{self.hour:02d}:{self.minute:02d}"
 
 
-def migrate_subscriptions(db: Database) -> None:
-    real = "double precision" if db.kind == "postgresql" else "float"
-    db.execute(f"create table subscriptions (channel text, chat_id text, hour integer, minute integer, "
-               f"last_date text, created_at {real}, primary key (channel, chat_id))")
-    db.execute(f"create table daily_words (date text primary key, verse_ids text, reflection text, created_at {real})")
-
-
 class Subscriptions:
-    """Rows of ``subscriptions`` (see ``bot.memory`` migrations). Takes its database; thread-safe."""
+    """Rows of ``subscriptions`` (see ``bot.migrations``). Takes its database; thread-safe."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db, self.clock = db, clock

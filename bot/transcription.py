@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
@@ -92,16 +93,32 @@ class TranscriberConfigError(RuntimeError):
     """The configured transcription provider lacks a setting it needs."""
 
 
+def _openai_compatible(name: str) -> Callable[..., Transcriber]:
+    """OpenAI and Groq: their URL and model unless the settings name others; their LLM key as a fallback key."""
+    base_url, model = DEFAULTS[name]
+
+    def build(settings, client: httpx.AsyncClient) -> Transcriber:
+        own_server = bool(settings.transcription_base_url)
+        key = (settings.transcription_api_key.get_secret_value()
+               or getattr(settings, f"{name}_api_key").get_secret_value())
+        if not key and not own_server:
+            raise TranscriberConfigError(f"TRANSCRIPTION_PROVIDER={name} precisa de TRANSCRIPTION_API_KEY "
+                                         f"(ou {name.upper()}_API_KEY)")
+        return Transcriber(client, name, settings.transcription_base_url or base_url, key,
+                           settings.transcription_model or model)
+    return build
+
+
+# TRANSCRIPTION_PROVIDER -> how to build it from the settings; `none` builds nothing
+TRANSCRIBERS: dict[str, Callable[..., Transcriber | None]] = {
+    "none": lambda settings, client: None,
+    **{name: _openai_compatible(name) for name in DEFAULTS},
+}
+
+
 def create_transcriber(settings, client: httpx.AsyncClient) -> Transcriber | None:
     """The provider ``TRANSCRIPTION_PROVIDER`` names, or None (voice notes get the "only text" reply)."""
-    name = settings.transcription_provider
-    if name == "none":
-        return None
-    base_url, model = DEFAULTS[name]
-    own_server = bool(settings.transcription_base_url)
-    key = settings.transcription_api_key.get_secret_value() or getattr(settings, f"{name}_api_key").get_secret_value()
-    if not key and not own_server:
-        raise TranscriberConfigError(f"TRANSCRIPTION_PROVIDER={name} precisa de TRANSCRIPTION_API_KEY "
-                                     f"(ou {name.upper()}_API_KEY)")
-    return Transcriber(client, name, settings.transcription_base_url or base_url, key,
-                       settings.transcription_model or model)
+    build = TRANSCRIBERS.get(settings.transcription_provider)
+    if build is None:
+        raise TranscriberConfigError(f"TRANSCRIPTION_PROVIDER desconhecido: {settings.transcription_provider}")
+    return build(settings, client)

@@ -3,33 +3,25 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from corpus.datafiles import DataFileError, line_of, read_pairs, where
 from corpus.text import normalize
 
-# Written forms people type in chat apps -> the words they stand for. Matched as
-# whole words, case-insensitively; accents are folded later by each channel.
-SHORTHAND = {
-    "vc": "você", "vcs": "vocês", "voce": "você", "q": "que", "oq": "o que", "oque": "o que",
-    "pq": "por que", "pqp": "", "porq": "por que", "xq": "por que", "tb": "também", "tbm": "também",
-    "to": "estou", "tô": "estou", "tou": "estou", "ta": "está", "tá": "está", "tava": "estava",
-    "tamo": "estamos", "tão": "estão", "mto": "muito", "mt": "muito", "mta": "muita", "mtos": "muitos",
-    "mtas": "muitas", "muuito": "muito", "n": "não", "ñ": "não", "nao": "não", "naum": "não",
-    "nd": "nada", "ngm": "ninguém", "ninguem": "ninguém", "cmg": "comigo", "ctg": "contigo",
-    "td": "tudo", "tds": "todos", "hj": "hoje", "amanha": "amanhã", "agr": "agora", "dps": "depois",
-    "qdo": "quando", "qnd": "quando", "qndo": "quando", "cmo": "como", "eh": "é", "msm": "mesmo",
-    "vdd": "verdade", "sla": "sei lá", "dnv": "de novo", "vlw": "valeu", "obg": "obrigado",
-    "obgd": "obrigado", "obgda": "obrigada", "brigado": "obrigado", "brigada": "obrigada", "pfv": "por favor",
-    "pf": "por favor", "pls": "por favor", "mds": "meu Deus", "sdds": "saudades", "sdd": "saudade",
-    "fds": "fim de semana", "kd": "cadê", "blz": "beleza", "flw": "falou", "tmj": "estamos juntos",
-    "bjs": "beijos", "abs": "abraços", "p": "para", "pra": "para", "pro": "para o", "pros": "para os",
-    "prum": "para um", "c": "com", "s": "sem", "cm": "com", "sm": "sim", "ss": "sim",
-    "qm": "quem", "aq": "aqui", "ai": "aí", "entao": "então", "ent": "então",
-    "tlg": "tá ligado", "mlk": "moleque", "fzr": "fazer", "fazê": "fazer", "perdao": "perdão",
-    "bíblia": "Bíblia", "biblia": "Bíblia", "d": "de", "dms": "demais", "demaaais": "demais",
-    "msg": "mensagem", "nmrd": "namorado", "namo": "namorado", "qro": "quero", "qr": "quero", "kero": "quero",
-    "qria": "queria", "keria": "queria", "aguentu": "aguento", "vo": "vou", "cê": "você", "ce": "você", "neh": "né",
-    "vô": "vou", "qlq": "qualquer", "hrs": "horas",
-}
+SHORTHAND_FILE = Path(__file__).resolve().parent / "data" / "chat_shorthand.txt"
+
+
+def load_shorthand(path: Path = SHORTHAND_FILE) -> dict[str, str]:
+    """Written forms people type in chat apps -> the words they stand for (a lower-case word each)."""
+    pairs = read_pairs(path, re.compile(r"\w+", re.UNICODE))
+    upper = next((form for form in pairs if form != form.lower()), None)
+    if upper is not None:
+        raise DataFileError(f"{where(path, line_of(path, upper + ' '))}: escreva a forma em minúsculas: {upper!r}")
+    return pairs
+
+
+# loaded once, at import: a broken file stops the start with its name and line
+SHORTHAND = load_shorthand()
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SLASHED = re.compile(r"(?<!\w)([cps])/", re.IGNORECASE)  # "c/ a prova", "p/ mim"
 _REPEATS = re.compile(r"(\w)\1{2,}", re.UNICODE)  # "muuuito" -> "muito"

@@ -12,7 +12,7 @@ import pytest
 from bot.care.cases import OPEN, Cases, mentioned_case, valid_code
 from bot.care.team import Team, asks_for_a_person
 from bot.channels import messages
-from bot.channels.whatsapp import command_of
+from bot.commands import whatsapp_command as command_of
 from bot.memory import Memory
 from bot.safety.care import CrisisCare
 from tests.conftest import deliver, started, stopped

@@ -14,7 +14,7 @@ from PIL import Image
 
 from bot.card import MAX_CHARS, Card, CardTooLong, render
 from bot.channels import messages
-from bot.channels.whatsapp import command_of
+from bot.commands import whatsapp_command as command_of
 from bot.daily import DailyVerses, VerseOfTheDay
 from bot.daily_round import DailyRound
 from bot.llm.base import LLMError

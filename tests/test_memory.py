@@ -2,7 +2,8 @@
 duplicate deliveries, deletion, retention."""
 
 from bot.inbox import Inbound
-from bot.memory import MIGRATIONS, Memory
+from bot.memory import Memory
+from bot.migrations import MIGRATIONS
 from bot.reply import Source
 from bot.storage import BUSY_TIMEOUT_MS
 

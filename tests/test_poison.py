@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from bot.channels import messages
+from bot import commands
 from bot.channels.malformed import Malformed, MalformedUpdate
 from bot.channels.telegram import TelegramWebhook
 from bot.logs import configure
@@ -48,10 +48,10 @@ async def test_an_unparseable_update_is_skipped_and_polling_goes_on(make_channel
         bot_api.push(update)
     await started(channel)
     try:
-        assert (await bot_api.wait_for(1, chat_id=801, timeout=10))[0]["text"] == messages.HELP
-        assert (await bot_api.wait_for(1, chat_id=804, timeout=10))[0]["text"] == messages.HELP
+        assert (await bot_api.wait_for(1, chat_id=801, timeout=10))[0]["text"] == commands.HELP_TELEGRAM
+        assert (await bot_api.wait_for(1, chat_id=804, timeout=10))[0]["text"] == commands.HELP_TELEGRAM
         bot_api.push(bot_api.message(805, "/ajuda"))  # and later chats are still answered
-        assert (await bot_api.wait_for(1, chat_id=805, timeout=10))[0]["text"] == messages.HELP
+        assert (await bot_api.wait_for(1, chat_id=805, timeout=10))[0]["text"] == commands.HELP_TELEGRAM
         assert bot_api.sent(chat_id=802) == [] and bot_api.sent(chat_id=803) == []
     finally:
         await stopped(channel)
@@ -90,7 +90,7 @@ async def test_a_non_numeric_chat_id_is_skipped_as_malformed(make_channel, bot_a
     with caplog.at_level(logging.INFO):
         await started(channel)
         try:
-            assert (await bot_api.wait_for(1, chat_id=822, timeout=10))[0]["text"] == messages.HELP
+            assert (await bot_api.wait_for(1, chat_id=822, timeout=10))[0]["text"] == commands.HELP_TELEGRAM
             await channel.conversation.drain()
         finally:
             await stopped(channel)

@@ -7,7 +7,7 @@ import json
 
 import httpx
 
-from bot import texts
+from bot import commands, texts
 from bot.channels import messages
 from bot.channels.telegram import TelegramWebhook
 from bot.delivery import DeliveryPolicy
@@ -55,7 +55,7 @@ async def test_no_sources_message_without_sources(make_channel, bot_api):
         bot_api.push(bot_api.message(502, "qual a cotação do dólar hoje?"))
         bot_api.push(bot_api.message(502, "/ajuda"))
         first, second = await bot_api.wait_for(2, chat_id=502)
-        assert first["text"] == texts.NO_EVIDENCE and second["text"] == messages.HELP
+        assert first["text"] == texts.NO_EVIDENCE and second["text"] == commands.HELP_TELEGRAM
     finally:
         await stopped(channel)
 
@@ -149,7 +149,7 @@ async def test_429_from_the_bot_api_is_retried(make_channel, bot_api):
     try:
         bot_api.push(bot_api.message(507, "/ajuda"))
         sent = await bot_api.wait_for(2, chat_id=507)  # the refused attempt and the delivered one
-        assert sent[-1]["text"] == messages.HELP
+        assert sent[-1]["text"] == commands.HELP_TELEGRAM
     finally:
         await stopped(channel)
 
@@ -186,7 +186,7 @@ async def test_a_refused_message_is_not_retried_and_its_sources_never_go_alone(m
         await bot_api.wait_for_delivered(1, chat_id=516)
         await asyncio.sleep(0.5)
         assert len(bot_api.sent(chat_id=516)) == 2  # the refused answer once (no retry), then the help
-        assert [m["text"] for m in bot_api.delivered(516)] == [messages.HELP]  # no sources without the answer
+        assert [m["text"] for m in bot_api.delivered(516)] == [commands.HELP_TELEGRAM]  # no sources without the answer
     finally:
         await stopped(channel)
 
@@ -235,7 +235,7 @@ async def test_a_handler_error_gets_an_apology_and_the_bot_goes_on(make_channel,
         bot_api.push(bot_api.message(512, "explode"))
         bot_api.push(bot_api.message(512, "/ajuda"))
         sent = await bot_api.wait_for(2, chat_id=512)
-        assert [m["text"] for m in sent] == [messages.SORRY, messages.HELP]
+        assert [m["text"] for m in sent] == [messages.SORRY, commands.HELP_TELEGRAM]
     finally:
         await stopped(channel)
 
@@ -256,7 +256,7 @@ async def test_webhook_secret_and_delivery(make_channel, bot_api, aiohttp_client
                                   headers={"X-Telegram-Bot-Api-Secret-Token": "s3gr3do"})).status == 400
         ok = await client.post("/telegram/webhook", json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3gr3do"})
         assert ok.status == 200
-        assert (await bot_api.wait_for(1, chat_id=513))[0]["text"] == messages.HELP
+        assert (await bot_api.wait_for(1, chat_id=513))[0]["text"] == commands.HELP_TELEGRAM
         health = await client.get("/healthz")
         assert health.status == 200 and (await client.get("/readyz")).status == 200
     finally:

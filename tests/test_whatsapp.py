@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 
-from bot import texts
+from bot import commands, texts
 from bot.channels import messages
 from bot.llm.ollama import OllamaProvider
 from tests.conftest import deliver
@@ -80,7 +80,7 @@ async def test_duplicate_delivery_and_status_callbacks(whatsapp, graph_api):
                 "value": {"messaging_product": "whatsapp", "statuses": [{"id": "wamid.out.1", "status": "read",
                                                                           "recipient_id": "5511977776666"}]}}]}]}
     assert (await deliver(client, channel, statuses)).status == 200
-    assert [p["text"]["body"] for p in graph_api.sent("text")] == [messages.HELP_WHATSAPP]
+    assert [p["text"]["body"] for p in graph_api.sent("text")] == [commands.HELP_WHATSAPP]
 
 
 async def test_non_text_and_command_words(whatsapp, graph_api):
@@ -103,7 +103,7 @@ async def test_graph_errors_are_retried_or_logged_without_the_token(whatsapp, gr
     graph_api.failures = [(429, {"message": "(#130429) Rate limit hit", "type": "OAuthException", "code": 130429},
                            {"Retry-After": "1"})]
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D1", "ajuda"))
-    assert graph_api.sent("text")[-1]["text"]["body"] == messages.HELP_WHATSAPP
+    assert graph_api.sent("text")[-1]["text"]["body"] == commands.HELP_WHATSAPP
     graph_api.failures = [(400, {"message": "Re-engagement message", "type": "OAuthException", "code": 131047}, {})]
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D2", "ajuda"))
     assert "131047" in caplog.text and FakeGraphAPI.TOKEN not in caplog.text
@@ -111,7 +111,7 @@ async def test_graph_errors_are_retried_or_logged_without_the_token(whatsapp, gr
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D3", "ajuda"))
     assert "HTTP 503" in caplog.text
     await deliver(client, channel, whatsapp_delivery("5511955554444", "wamid.D4", "ajuda"))
-    assert graph_api.sent("text")[-1]["text"]["body"] == messages.HELP_WHATSAPP  # and it goes on
+    assert graph_api.sent("text")[-1]["text"]["body"] == commands.HELP_WHATSAPP  # and it goes on
 
 
 async def test_bodies_over_3_mb_are_refused(whatsapp):

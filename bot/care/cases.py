@@ -17,16 +17,6 @@ CODE = re.compile(rf"\b[{ALPHABET}{ALPHABET.lower()}]{{{CODE_LENGTH}}}\b")
 MENTION = re.compile(rf"\bcaso ([{ALPHABET}]{{{CODE_LENGTH}}})\b", re.IGNORECASE)
 
 
-def migrate_care_cases(db: Database) -> None:
-    """Migration 007: one row per case (who, which level and kind, when offered, alerted, first answered, closed)."""
-    real = "double precision" if db.kind == "postgresql" else "real"
-    db.execute(f"""create table care_cases (
-        code text primary key, origin text not null unique, channel text not null, chat_id text not null,
-        state text not null, level text, kind text, offered_at {real} not null, alerted_at {real},
-        first_reply_at {real}, responder text, closed_at {real}, closed_by text, updated_at {real} not null)""")
-    db.execute("create index care_cases_chat on care_cases (channel, chat_id, state)")
-
-
 def valid_code(text: str) -> str | None:
     """The case code written by a team member ("k7mx" -> "K7MX"), or None when it cannot be one."""
     code = text.strip().upper()

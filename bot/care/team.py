@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from bot import commands
+from bot.buttons import CareButton
 from bot.care.cases import CLOSED, OFFERED, OPEN, Case, valid_code
 from bot.channels import messages as m
-from bot.inbox import Inbound
+from bot.inbox import Inbound, InboundKind
 from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.outgoing import Outgoing
+from bot.outgoing import ButtonAnswer, CareOffer, Notice, Outgoing
 from bot.reply import Reply
 from bot.safety import IMMINENT
 from bot.safety.country import country_of
@@ -30,9 +32,6 @@ from retrieval.chat import normalize_chat
 
 log = logging.getLogger("pastor.care")
 
-RELAY = "relay"  # the inbound kind of a queued relay: shown as it is
-BUTTON = "equipe:"  # "equipe:sim:K7MX" / "equipe:nao:K7MX"
-TEAM_COMMANDS = ("responder", "encerrar", "casos")
 ASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "care" / "asks_for_a_person.txt"
 LAST_MESSAGES = 5  # the person's messages shown in an alert
 SAID_CHARS = 600  # each one at most this long in the alert
@@ -87,20 +86,20 @@ class CareTeam:
         if (inbound.channel, inbound.chat_id) == ("telegram", self.team.telegram_chat):
             return True
         return inbound.channel == "whatsapp" and inbound.chat_id in self.team.whatsapp and \
-            inbound.kind == "command" and inbound.text in TEAM_COMMANDS
+            inbound.kind == InboundKind.COMMAND and commands.is_team_command(inbound.text)
 
     # -- the person's side -----------------------------------------------------------------------
     def request(self, inbound: Inbound) -> list[Outgoing]:
         """/pastor, or the request in words: the team is alerted at once (asking is consent)."""
         if not self.team.configured:
-            return [Outgoing("notice", m.CARE_NO_TEAM.format(help=self._help(inbound)))]
+            return [Notice(m.CARE_NO_TEAM.format(help=self._help(inbound)))]
         if inbound.meta.get("private") is False:  # a group: its window mixes people, and others would read
-            return [Outgoing("notice", m.CARE_PRIVATE_ONLY)]
+            return [Notice(m.CARE_PRIVATE_ONLY)]
         origin = _origin(inbound)
         current = self.cases.current(inbound.channel, inbound.chat_id)
         if current is not None and current.origin != origin:
             if current.state == OPEN:
-                return [Outgoing("notice", m.CARE_ALREADY)]
+                return [Notice(m.CARE_ALREADY)]
             self.cases.close(current.code, "superseded")  # an offer not answered yet: the request replaces it
         state = self.memory.care.get(inbound.chat_id)
         case, created = self.cases.create(origin, inbound.channel, inbound.chat_id, OPEN,
@@ -109,14 +108,14 @@ class CareTeam:
             self._count(case, "requested")
             self._count(case, "alerted")
         self._alert(case, "requested")
-        return [Outgoing("notice", m.CARE_ACCEPTED.format(help=self._help(inbound, case.kind)))]
+        return [Notice(m.CARE_ACCEPTED.format(help=self._help(inbound, case.kind)))]
 
     def after_reply(self, inbound: Inbound, reply: Reply) -> list[Outgoing]:
         """What follows the pastor's answer when it asks for the team: the offer, the alert, or plain words."""
         if not reply.offer_care or inbound.meta.get("private") is False:
             return []
         if not self.team.configured:
-            return [Outgoing("notice", m.CARE_NO_TEAM_NOTE)]
+            return [Notice(m.CARE_NO_TEAM_NOTE)]
         origin, now = _origin(inbound), self.clock()
         current = self.cases.current(inbound.channel, inbound.chat_id)
         if current is not None and current.origin != origin:
@@ -134,34 +133,33 @@ class CareTeam:
             if created:
                 self._count(case, "alerted")
             self._alert(case, "imminent")
-            return [Outgoing("notice", m.CARE_ALERTED)]
+            return [Notice(m.CARE_ALERTED)]
         if created:
             self._count(case, "offered")
-        return [Outgoing("care_offer", m.CARE_OFFER, ref=case.code)]
+        return [CareOffer(m.CARE_OFFER, case.code)]
 
-    def button(self, inbound: Inbound) -> list[Outgoing]:
+    def button(self, inbound: Inbound, button: CareButton) -> list[Outgoing]:
         """The person's answer to the offer ("equipe:sim:K7MX" / "equipe:nao:K7MX")."""
-        _, _, rest = inbound.text.partition(BUTTON)
-        answer, _, code = rest.partition(":")
+        code = button.case
         case = self.cases.get(code)
-        command = self.style(inbound.channel).format("pastor")
+        command = self.style(inbound.channel).format(commands.PASTOR.name)
         if case is None or (case.channel, case.chat_id) != (inbound.channel, inbound.chat_id):
-            return [Outgoing("care_done", m.CARE_GONE.format(command=command))]
-        if answer == "sim":
+            return [ButtonAnswer(m.CARE_GONE.format(command=command))]
+        if button.accepted:
             if self.cases.accept(code):
                 self._count(case, "accepted")
                 self._count(case, "alerted")
             case = self.cases.get(code)
             if case.state != OPEN:
-                return [Outgoing("care_done", m.CARE_GONE.format(command=command))]
+                return [ButtonAnswer(m.CARE_GONE.format(command=command))]
             self._alert(case, "accepted")
-            return [Outgoing("care_done", m.CARE_ACCEPTED.format(help=self._help(inbound, case.kind)))]
+            return [ButtonAnswer(m.CARE_ACCEPTED.format(help=self._help(inbound, case.kind)))]
         if self.cases.decline(code):
             self._count(case, "declined")
         case = self.cases.get(code)
         if case.state == OPEN:
-            return [Outgoing("care_done", m.CARE_ALREADY)]
-        return [Outgoing("care_done", m.CARE_DECLINED.format(command=command))]
+            return [ButtonAnswer(m.CARE_ALREADY)]
+        return [ButtonAnswer(m.CARE_DECLINED.format(command=command))]
 
     def forward(self, inbound: Inbound, text: str) -> None:
         """While the team has the case, each message of the person goes to it too (the bot still answers)."""
@@ -171,7 +169,7 @@ class CareTeam:
         for channel, chat_id in self.team.targets:
             style = self.style(channel)
             self._queue(channel, chat_id, f"caso-{case.code}-msg-{inbound.message_id}-{chat_id}",
-                        m.TEAM_FORWARD.format(code=case.code, text=text, answer=style.format("responder")))
+                        m.TEAM_FORWARD.format(code=case.code, text=text, answer=style.format(commands.REPLY.name)))
         log.info("caso %s: mensagem da pessoa repassada à equipe", case.code)
 
     def erased(self, chat_id: str) -> None:
@@ -185,19 +183,26 @@ class CareTeam:
 
     # -- the team's side -------------------------------------------------------------------------
     def team_message(self, inbound: Inbound) -> list[Outgoing]:
-        """/responder, /encerrar, /casos, or a reply to a case message; anything else gets the team's help."""
-        words = self._words(inbound.channel)
-        args = str(inbound.meta.get("args", "")).strip()
-        if inbound.kind == "text" and inbound.meta.get("case"):
+        """A reply to a case message answers it; anything else but a team command gets the team's help."""
+        if inbound.kind == InboundKind.TEXT and inbound.meta.get("case"):
             return self._answer(inbound, inbound.meta["case"], inbound.text)
-        if inbound.kind == "command" and inbound.text == "responder":
-            code, _, text = args.partition(" ")
-            return self._answer(inbound, code, text) if code else [Outgoing("notice", m.TEAM_USAGE.format(**words))]
-        if inbound.kind == "command" and inbound.text == "encerrar" and args:
-            return self._close(inbound, args.split()[0])
-        if inbound.kind == "command" and inbound.text == "casos":
-            return [Outgoing("notice", self._listing())]
-        return [Outgoing("notice", m.TEAM_HELP.format(**words))]
+        return [Notice(m.TEAM_HELP.format(**self._words(inbound.channel)))]
+
+    def reply_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/responder CASO texto: the text goes to the person of the case."""
+        code, _, text = str(inbound.meta.get("args", "")).strip().partition(" ")
+        if not code:
+            return [Notice(m.TEAM_USAGE.format(**self._words(inbound.channel)))]
+        return self._answer(inbound, code, text)
+
+    def close_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/encerrar CASO: the case is closed and the person told."""
+        args = str(inbound.meta.get("args", "")).strip()
+        return self._close(inbound, args.split()[0]) if args else self.team_message(inbound)
+
+    def cases_command(self, inbound: Inbound) -> list[Outgoing]:
+        """/casos: the open cases."""
+        return [Notice(self._listing())]
 
     def _answer(self, inbound: Inbound, given: str, text: str) -> list[Outgoing]:
         words = self._words(inbound.channel)
@@ -206,7 +211,7 @@ class CareTeam:
             return problem
         text = text.strip()
         if not text:
-            return [Outgoing("notice", m.TEAM_USAGE.format(**words))]
+            return [Notice(m.TEAM_USAGE.format(**words))]
         seconds = self.cases.answered(case.code, _member(inbound))
         if seconds is not None:
             self._count(case, "answered")
@@ -216,7 +221,7 @@ class CareTeam:
         self._queue(case.channel, case.chat_id, key, m.CARE_HUMAN.format(text=text))
         self._to_team(key, m.TEAM_COPY.format(code=case.code, text=text), but=inbound)
         log.info("caso %s: resposta da equipe na fila para a pessoa (%s)", case.code, case.channel)
-        return [Outgoing("notice", m.TEAM_SENT.format(code=case.code))]
+        return [Notice(m.TEAM_SENT.format(code=case.code))]
 
     def _close(self, inbound: Inbound, given: str) -> list[Outgoing]:
         words = self._words(inbound.channel)
@@ -227,20 +232,20 @@ class CareTeam:
         if self.cases.close(case.code, member):
             self._count(case, "closed")
         elif case.closed_by != member:
-            return [Outgoing("notice", m.TEAM_NOT_OPEN.format(code=case.code))]
-        command = self.style(case.channel).format("pastor")
+            return [Notice(m.TEAM_NOT_OPEN.format(code=case.code))]
+        command = self.style(case.channel).format(commands.PASTOR.name)
         self._queue(case.channel, case.chat_id, f"caso-{case.code}-encerrado", m.CARE_CLOSED.format(command=command))
         self._to_team(f"caso-{case.code}-encerrado", m.TEAM_CLOSED_ELSEWHERE.format(code=case.code), but=inbound)
         log.info("caso %s encerrado pela equipe", case.code)
-        return [Outgoing("notice", m.TEAM_CLOSED.format(code=case.code))]
+        return [Notice(m.TEAM_CLOSED.format(code=case.code))]
 
     def _case(self, given: str, words: dict, closed_ok: bool = False) -> tuple[Case | None, list[Outgoing]]:
         code = valid_code(given)
         case = self.cases.get(code) if code else None
         if case is None:
-            return None, [Outgoing("notice", m.TEAM_UNKNOWN.format(code=given.strip()[:12], **words))]
+            return None, [Notice(m.TEAM_UNKNOWN.format(code=given.strip()[:12], **words))]
         if case.state != OPEN and not (closed_ok and case.state == CLOSED):
-            return None, [Outgoing("notice", m.TEAM_NOT_OPEN.format(code=case.code))]
+            return None, [Notice(m.TEAM_NOT_OPEN.format(code=case.code))]
         return case, []
 
     def _listing(self) -> str:
@@ -272,11 +277,12 @@ class CareTeam:
                 self._queue(channel, chat_id, f"{key}-{chat_id}", text)
 
     def _queue(self, channel: str, chat_id: str, key: str, text: str) -> None:
-        self.accept(Inbound(channel, chat_id, key, RELAY, text))
+        self.accept(Inbound(channel, chat_id, key, InboundKind.RELAY, text))
 
     def _words(self, channel: str) -> dict:
         style = self.style(channel)
-        return {"answer": style.format("responder"), "close": style.format("encerrar"), "cases": style.format("casos")}
+        return {"answer": style.format(commands.REPLY.name), "close": style.format(commands.CLOSE.name),
+                "cases": style.format(commands.CASES.name)}
 
     def _help(self, inbound: Inbound, kind: str | None = None) -> str:
         return self.crisis_help(kind, country_of(inbound) or self.team.country)

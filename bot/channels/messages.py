@@ -12,28 +12,13 @@ ERASED = "Apaguei tudo o que estava guardado desta conversa."
 ERASE_CANCELLED = "Nada foi apagado."
 SORRY = "Desculpe, algo deu errado ao preparar a resposta. Pode tentar de novo em instantes?"
 SOURCES_OFFER = "Quer ver os versículos em que esta resposta se apoiou?"
-HELP_WHATSAPP = (
-    "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
-    "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
-    "Palavras que funcionam como comandos:\n*fontes* — versículos da última resposta\n"
-    "*versículo* — o versículo do dia\n*diário 7:30* — receber o versículo do dia nesse horário\n"
-    "*parar* — parar de receber o versículo do dia\n*imagem João 3:16* — imagem de um versículo para compartilhar\n"
-    "*pastor* — falar com uma pessoa da equipe pastoral\n*nova* — começar uma conversa nova\n"
-    "*apagar* — apagar tudo o que guardei desta conversa\n"
-    "*status* — estado do serviço\n*ajuda* — esta mensagem"
-)
-HELP = (
-    "Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
-    "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.\n\n"
-    "Comandos:\n/fontes — versículos da última resposta\n/versiculo — o versículo do dia\n"
-    "/diario 7:30 — receber o versículo do dia nesse horário (/diario mostra o horário atual)\n"
-    "/parar — parar de receber o versículo do dia\n/imagem João 3:16 — imagem de um versículo para compartilhar\n"
-    "/pastor — falar com uma pessoa da equipe pastoral\n/nova — começar uma conversa nova\n"
-    "/apagar — apagar tudo o que guardei desta conversa\n"
-    "/status — estado do serviço\n/ajuda — esta mensagem\n\n"
-    "Em qualquer conversa, escreva @ e o nome deste bot seguido de uma referência ou de um assunto para "
-    "enviar versículos a alguém."
-)
+# the help texts are made of these and the command table (bot/commands.py)
+HELP_INTRO = ("Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
+              "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.")
+HELP_COMMANDS = "Comandos:"
+HELP_KEYWORDS = "Palavras que funcionam como comandos:"
+HELP_INLINE = ("Em qualquer conversa, escreva @ e o nome deste bot seguido de uma referência ou de um assunto para "
+               "enviar versículos a alguém.")
 
 
 def welcome(attribution: str) -> str:

@@ -18,10 +18,11 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import AIORateLimiter, Application
 from telegram.request import HTTPXRequest
 
+from bot import buttons, commands
+from bot.buttons import CardButton, CareButton, EraseButton
 from bot.card import Card
 from bot.card import render as render_card
 from bot.care.cases import mentioned_case
-from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
@@ -29,34 +30,35 @@ from bot.channels.inline import InlineVerses
 from bot.channels.malformed import Malformed, MalformedUpdate, describe
 from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401 (the webhook is imported from here)
 from bot.channels.typing import repeating
-from bot.conversation import COMMANDS, Conversation, Outgoing
+from bot.conversation import Conversation
 from bot.delivery import DeliveryError
-from bot.inbox import Inbound
-from bot.outgoing import card_button_data
+from bot.inbox import Inbound, InboundKind
+from bot.outgoing import (
+    Answer,
+    ButtonAnswer,
+    CareOffer,
+    DailyVerse,
+    EraseConfirm,
+    Help,
+    Notice,
+    Outgoing,
+    Relay,
+    Sources,
+    VerseCard,
+    card_button_data,
+)
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
-from corpus.text import fold
 
 log = logging.getLogger("pastor.telegram")
 
-BOT_COMMANDS = [
-    BotCommand("start", "O que este bot faz"),
-    BotCommand("ajuda", "Como conversar comigo"),
-    BotCommand("fontes", "Versículos da última resposta"),
-    BotCommand("status", "Estado do índice e do modelo"),
-    BotCommand("nova", "Começar uma conversa nova"),
-    BotCommand("versiculo", "O versículo do dia"),
-    BotCommand("diario", "Receber o versículo do dia num horário (ex.: /diario 7:30)"),
-    BotCommand("parar", "Parar de receber o versículo do dia"),
-    BotCommand("imagem", "Imagem de um versículo (ex.: /imagem João 3:16)"),
-    BotCommand("pastor", "Falar com uma pessoa da equipe pastoral"),
-    BotCommand("apagar", "Apagar tudo o que guardei desta conversa"),
-]
+BOT_COMMANDS = [BotCommand(name, description) for name, description in commands.telegram_menu()]
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
-ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": "apagar:sim"},
-                                      {"text": "Cancelar", "callback_data": "apagar:nao"}]]}
+ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": EraseButton(True).pack()},
+                                      {"text": "Cancelar", "callback_data": EraseButton(False).pack()}]]}
+ANSWERED_BUTTONS = (EraseButton, CardButton, CareButton)  # the buttons Telegram shows (sources are text there)
 
 
 class TelegramChannel:
@@ -165,10 +167,10 @@ class TelegramChannel:
         chat_id, update_id = str(chat.id), str(update.update_id)
         query = update.callback_query
         if query is not None:
-            if query.data not in ("apagar:sim", "apagar:nao") and not str(query.data).startswith(("imagem:", BUTTON)):
+            if not isinstance(buttons.unpack(str(query.data)), ANSWERED_BUTTONS):
                 return None
             meta = {"callback_id": query.id, "message_id": query.message.message_id if query.message else None}
-            return Inbound(self.name, chat_id, update_id, "button", query.data, meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.BUTTON, query.data, meta)
         message = update.message
         if message is None:
             return None
@@ -185,19 +187,19 @@ class TelegramChannel:
             meta["language"] = user.language_code  # "pt-br": the country whose crisis services are named
         media = message.voice or message.audio or message.video_note
         if media is not None and message.text is None:
-            return Inbound(self.name, chat_id, update_id, "voice", "", {**meta, **_voice_meta(message, media)})
+            meta.update(_voice_meta(message, media))
+            return Inbound(self.name, chat_id, update_id, InboundKind.VOICE, "", meta)
         if message.text is None:
-            return Inbound(self.name, chat_id, update_id, "other", "", meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.OTHER, "", meta)
         text = message.text
         if self.bot.username:
             text = text.replace(f"@{self.bot.username}", "").strip()
         if text.startswith("/"):
             words = text[1:].split(maxsplit=1)
-            command = fold(words[0].split("@")[0]) if words else ""
+            command = commands.telegram_command(words[0].split("@")[0] if words else "")
             meta["args"] = words[1] if len(words) > 1 else ""
-            return Inbound(self.name, chat_id, update_id, "command", command if command in COMMANDS else "ajuda",
-                           meta)
-        return Inbound(self.name, chat_id, update_id, "text", text, meta)
+            return Inbound(self.name, chat_id, update_id, InboundKind.COMMAND, command, meta)
+        return Inbound(self.name, chat_id, update_id, InboundKind.TEXT, text, meta)
 
     def _addressed(self, message) -> bool:
         """In groups the bot answers only commands (Telegram sends it only those meant for it), and messages
@@ -218,34 +220,7 @@ class TelegramChannel:
 
     # -- out ---------------------------------------------------------------------------------------
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
-        parts: list[dict] = []
-        for item in outgoing:
-            if item.kind in ("answer", "relay"):
-                parts += [{"method": "sendMessage", "text": p, "parse_mode": "HTML"}
-                          for p in telegram_html_parts(item.text)]
-            elif item.kind == "care_offer":
-                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.ref)})
-            elif item.kind in ("sources", "sources_list"):
-                parts.append({"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
-                              "reply_markup": _card_button(item.sources)})
-            elif item.kind in ("daily", "daily_scheduled"):
-                text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.kind == "daily_scheduled" else "")
-                parts.append({"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)})
-            elif item.kind == "card" and item.card is not None:
-                if inbound.meta.get("callback_id"):  # stop the button's spinner
-                    parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
-                                  "optional": True})
-                parts.append({"method": "sendPhoto", "card": asdict(item.card), "caption": item.text})
-            elif item.kind == "erase_confirm":
-                parts.append({"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS})
-            elif item.kind in ("erase_done", "care_done") and inbound.meta.get("callback_id"):
-                parts.append({"method": "answerCallbackQuery", "callback_query_id": inbound.meta["callback_id"],
-                              "optional": True})  # a query too old to answer is no reason to stop
-                parts.append({"method": "editMessageText", "message_id": inbound.meta.get("message_id"),
-                              "text": item.text})
-            else:
-                parts.append({"method": "sendMessage", "text": messages.HELP if item.kind == "help" else item.text})
-        return parts
+        return [part for item in outgoing for part in _render(item, inbound)]
 
     async def deliver(self, chat_id: str, part: dict) -> None:
         method = part["method"]
@@ -328,8 +303,8 @@ def _card_button(sources) -> dict | None:
 
 def _offer_buttons(code: str) -> dict:
     """Yes and no under the care team's offer, for case ``code``."""
-    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": f"{BUTTON}sim:{code}"},
-                                 {"text": messages.CARE_OFFER_NO, "callback_data": f"{BUTTON}nao:{code}"}]]}
+    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": CareButton(True, code).pack()},
+                                 {"text": messages.CARE_OFFER_NO, "callback_data": CareButton(False, code).pack()}]]}
 
 
 def _voice_meta(message, media) -> dict:
@@ -342,3 +317,33 @@ def _voice_meta(message, media) -> dict:
     else:
         filename, mime = "video.mp4", "video/mp4"
     return {"file_id": media.file_id, "seconds": seconds, "filename": filename, "mime": mime}
+
+
+def _render(item: Outgoing, inbound: Inbound) -> list[dict]:
+    """The Bot API calls that show ``item``."""
+    callback = inbound.meta.get("callback_id")
+    match item:
+        case Answer(text=text) | Relay(text=text):
+            return [{"method": "sendMessage", "text": p, "parse_mode": "HTML"} for p in telegram_html_parts(text)]
+        case CareOffer():
+            return [{"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.case)}]
+        case Sources():
+            return [{"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
+                     "reply_markup": _card_button(item.sources)}]
+        case DailyVerse():
+            text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.scheduled else "")
+            return [{"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)}]
+        case VerseCard():
+            spinner = [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True}]
+            return (spinner if callback else []) + [  # a card from a button: stop the button's spinner first
+                {"method": "sendPhoto", "card": asdict(item.card), "caption": item.caption}]
+        case EraseConfirm():
+            return [{"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS}]
+        case ButtonAnswer() if callback:  # a query too old to answer is no reason to stop: optional
+            return [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True},
+                    {"method": "editMessageText", "message_id": inbound.meta.get("message_id"), "text": item.text}]
+        case Help():
+            return [{"method": "sendMessage", "text": commands.HELP_TELEGRAM}]
+        case Notice() | ButtonAnswer():
+            return [{"method": "sendMessage", "text": item.text}]
+    raise TypeError(f"nada para mostrar: {item!r}")

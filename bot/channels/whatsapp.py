@@ -13,26 +13,40 @@ from dataclasses import asdict
 import httpx
 from aiohttp import web
 
+from bot import commands
+from bot.buttons import CareButton, EraseButton, SourcesButton
 from bot.card import Card
 from bot.card import render as render_card
-from bot.care.team import BUTTON
 from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
 from bot.channels.malformed import Malformed, MalformedUpdate, load_json
 from bot.channels.typing import repeating
-from bot.channels.whatsapp_intake import MalformedDelivery, command_of, inbound_messages  # noqa: F401 (tests)
-from bot.conversation import Conversation, Outgoing
+from bot.channels.whatsapp_intake import MalformedDelivery, inbound_messages
+from bot.conversation import Conversation
 from bot.delivery import DeliveryError
 from bot.inbox import Inbound
-from bot.outgoing import card_button_data
+from bot.outgoing import (
+    Answer,
+    ButtonAnswer,
+    CareOffer,
+    DailyVerse,
+    EraseConfirm,
+    Help,
+    Notice,
+    Outgoing,
+    Relay,
+    Sources,
+    VerseCard,
+    card_button_data,
+)
 from bot.transcription import Audio
 from bot.voice import AudioUnavailable
 
 log = logging.getLogger("pastor.whatsapp")
 
 LIMIT = 4096
-SOURCES_BUTTON = ("fontes", "📖 Ver fontes")
-ERASE_BUTTONS = [("apagar:sim", "Sim, apagar tudo"), ("apagar:nao", "Cancelar")]
+SOURCES_BUTTON = (SourcesButton().pack(), "📖 Ver fontes")
+ERASE_BUTTONS = [(EraseButton(True).pack(), "Sim, apagar tudo"), (EraseButton(False).pack(), "Cancelar")]
 OUTSIDE_WINDOW = 131047  # the 24-hour customer service window is closed
 UNREACHABLE = {131026, 131050}  # undeliverable (blocked, no WhatsApp); the person stopped such messages
 CARD_BUTTON_TITLE = "🖼️ Imagem"
@@ -122,28 +136,31 @@ class WhatsAppChannel:
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
         parts: list[dict] = []
         for item in outgoing:
-            if item.kind in ("answer", "relay"):
-                parts += [_text(p) for p in split_message(item.text, LIMIT)]
-            elif item.kind == "care_offer":
-                parts.append(_buttons(item.text, [(f"{BUTTON}sim:{item.ref}", messages.CARE_OFFER_YES),
-                                                  (f"{BUTTON}nao:{item.ref}", messages.CARE_OFFER_NO)]))
-            elif item.kind == "sources":
-                parts.append(_buttons(messages.SOURCES_OFFER,
-                                      [SOURCES_BUTTON, (card_button_data(item.sources), CARD_BUTTON_TITLE)]))
-            elif item.kind == "daily_scheduled" and self.template is not None:
-                parts.append(_template(*self.template, _daily_parameter(item)))
-            elif item.kind in ("daily", "daily_scheduled"):
-                text = item.text + (f"\n\n{messages.DAILY_STOP_WHATSAPP}" if item.kind == "daily_scheduled" else "")
-                parts.append(_buttons(text, [(card_button_data(item.sources), CARD_BUTTON_TITLE)])
-                             if len(text) <= 1024 else _text(text))
-            elif item.kind == "card" and item.card is not None:
-                parts.append({"type": "card", "card": asdict(item.card), "caption": item.text[:1024]})
-            elif item.kind == "sources_list":
-                parts += [_text(p) for p in split_message(sources_plain(list(item.sources)), LIMIT)]
-            elif item.kind == "erase_confirm":
-                parts.append(_buttons(item.text, ERASE_BUTTONS))
-            else:
-                parts.append(_text(messages.HELP_WHATSAPP if item.kind == "help" else item.text))
+            match item:
+                case Answer(text=text) | Relay(text=text):
+                    parts += [_text(p) for p in split_message(text, LIMIT)]
+                case CareOffer():
+                    parts.append(_buttons(item.text, [(CareButton(True, item.case).pack(), messages.CARE_OFFER_YES),
+                                                      (CareButton(False, item.case).pack(), messages.CARE_OFFER_NO)]))
+                case Sources(listed=False):
+                    parts.append(_buttons(messages.SOURCES_OFFER,
+                                          [SOURCES_BUTTON, (card_button_data(item.sources), CARD_BUTTON_TITLE)]))
+                case Sources(listed=True):
+                    parts += [_text(p) for p in split_message(sources_plain(list(item.sources)), LIMIT)]
+                case DailyVerse(scheduled=True) if self.template is not None:
+                    parts.append(_template(*self.template, _daily_parameter(item)))
+                case DailyVerse():
+                    text = item.text + (f"\n\n{messages.DAILY_STOP_WHATSAPP}" if item.scheduled else "")
+                    parts.append(_buttons(text, [(card_button_data(item.sources), CARD_BUTTON_TITLE)])
+                                 if len(text) <= 1024 else _text(text))
+                case VerseCard():
+                    parts.append({"type": "card", "card": asdict(item.card), "caption": item.caption[:1024]})
+                case EraseConfirm():
+                    parts.append(_buttons(item.text, ERASE_BUTTONS))
+                case Help():
+                    parts.append(_text(commands.HELP_WHATSAPP))
+                case Notice() | ButtonAnswer():
+                    parts.append(_text(item.text))
         return parts
 
     async def deliver(self, chat_id: str, part: dict) -> None:
@@ -183,7 +200,7 @@ def _text(body: str) -> dict:
     return {"type": "text", "text": {"preview_url": False, "body": body}}
 
 
-def _daily_parameter(item: Outgoing) -> str:
+def _daily_parameter(item: DailyVerse) -> str:
     """The template's one body parameter: the passage and its reference, on one line (Meta refuses newlines)."""
     text = " ".join(" ".join(s.text for s in item.sources).split())
     first, last = item.sources[0], item.sources[-1]

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from bot.care.cases import valid_code
-from bot.care.team import TEAM_COMMANDS
 from bot.channels.malformed import MalformedUpdate
-from bot.conversation import COMMANDS
-from bot.inbox import Inbound
-from bot.subscriptions import parse_time
-from corpus.references import parse_reference
-from corpus.text import fold
+from bot.commands import whatsapp_command
+from bot.inbox import Inbound, InboundKind
 
 
 class MalformedDelivery(MalformedUpdate):
@@ -52,39 +47,20 @@ def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
         data = reply.get("id", "")
         if not isinstance(data, str):
             raise MalformedDelivery("button id is not a string")
-        return Inbound("whatsapp", sender, wamid, "button", data, meta)
+        return Inbound("whatsapp", sender, wamid, InboundKind.BUTTON, data, meta)
     if kind == "audio":  # without a usable media id it is an audio that cannot be fetched, not a non-text message
         media_id = _dict(message.get("audio", {}), "audio").get("id")
-        return Inbound("whatsapp", sender, wamid, "voice", "",
+        return Inbound("whatsapp", sender, wamid, InboundKind.VOICE, "",
                        {**meta, "media_id": media_id if isinstance(media_id, str) else ""})
     if kind != "text":
-        return Inbound("whatsapp", sender, wamid, "other", "", meta)
+        return Inbound("whatsapp", sender, wamid, InboundKind.OTHER, "", meta)
     text = _dict(message.get("text", {}), "text").get("body")
     text = text if isinstance(text, str) else ""
-    command = command_of(text)
+    command = whatsapp_command(text)
     if command is not None:
         name, args = command
-        return Inbound("whatsapp", sender, wamid, "command", name, {**meta, "args": args})
-    return Inbound("whatsapp", sender, wamid, "text", text, meta)
-
-
-def command_of(text: str) -> tuple[str, str] | None:
-    """A message that is a command word ("fontes", "versículo"), or "diário 7:30" / "imagem João 3:16" /
-    "responder K7MX texto" (only with a time, a reference or a case after them: any other message is for
-    the pastor)."""
-    words = text.strip().lstrip("/").split(maxsplit=1)
-    if not words:
-        return None
-    name, args = fold(words[0]).rstrip(".!"), words[1].strip() if len(words) > 1 else ""
-    if name not in COMMANDS or name == "start":
-        return None
-    if not args:
-        return name, ""
-    if (name == "diario" and parse_time(args)) or (name == "imagem" and parse_reference(args)):
-        return name, args
-    if name in TEAM_COMMANDS and valid_code(args.split()[0]):  # the care team's (only team numbers may)
-        return name, args
-    return None
+        return Inbound("whatsapp", sender, wamid, InboundKind.COMMAND, name, {**meta, "args": args})
+    return Inbound("whatsapp", sender, wamid, InboundKind.TEXT, text, meta)
 
 
 def _list(value, what: str) -> list:

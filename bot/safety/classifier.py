@@ -52,7 +52,7 @@ def target(exemplar: Exemplar) -> str:
     return exemplar.kind if exemplar.label == "risk" else SAFE
 
 
-C = 16.0  # inverse regularisation, chosen by cross-validation on the bank (README: "Triagem de crise")
+C = 16.0  # inverse regularisation, chosen by cross-validation on the bank (docs/evaluation.md: "Triagem de crise")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class RiskModel:
     intercept: np.ndarray  # (classes,)
     idf: np.ndarray  # (N_FEATURES,)
     threshold: float  # P(risk) = 1 - P(safe) at or above this is a crisis
-    report: dict  # cross-validated recall and false alarms on the bank, for /status and the README
+    report: dict  # cross-validated recall and false alarms on the bank, for /status and docs/evaluation.md
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
         return LinearTextModel(self.classes, self.coef, self.intercept, self.idf).probabilities(texts, vectors)

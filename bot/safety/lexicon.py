@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+from corpus.datafiles import DataFileError, line_of, read_toml, where
 
 PATTERNS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "patterns.toml"
 LEVELS = ("imminent", "danger", "concern")
 
 
-class LexiconError(ValueError):
+class LexiconError(DataFileError):
     """A crisis data file that cannot be used; the message names the file and what is wrong."""
 
 
@@ -30,19 +32,23 @@ class Lexicon:
 
     @classmethod
     def load(cls, path: Path = PATTERNS_FILE) -> Lexicon:
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise LexiconError(f"{path}: {error}") from error
+        data = read_toml(path, LexiconError)
         rules = []
         for entry in data.get("tipo", []):
             kind, level = entry.get("nome"), entry.get("nivel")
             if not kind or level not in LEVELS:
-                raise LexiconError(f"{path}: tipo {kind!r} precisa de nome e de nivel em {LEVELS}")
+                line = line_of(path, f'"{kind}"') if kind else None
+                raise LexiconError(f"{where(path, line)}: tipo {kind!r} precisa de nome e de nivel em {LEVELS}")
             patterns = entry.get("padroes", [])
             rules.append(KindRule(kind, level, _compile(path, kind, patterns) if patterns else None))
         return cls(_compile(path, "hiperbole", data.get("hiperbole", {}).get("padroes", [])),
                    _compile(path, "medico", data.get("medico", {}).get("padroes", [])), tuple(rules))
+
+    @staticmethod
+    @cache
+    def default() -> Lexicon:
+        """The shipped patterns.toml, read and validated once per process."""
+        return Lexicon.load()
 
     def level_of(self, kind: str) -> str | None:
         return next((rule.level for rule in self.rules if rule.kind == kind), None)
@@ -62,7 +68,8 @@ def _compile(path: Path, name: str, patterns: list[str]) -> re.Pattern:
         try:
             re.compile(pattern)
         except re.error as error:
-            raise LexiconError(f"{path}: padrão inválido em {name}: {pattern!r} ({error})") from error
+            raise LexiconError(f"{where(path, line_of(path, pattern))}: padrão inválido em {name}: {pattern!r} "
+                               f"({error})") from error
     if not patterns:
         return re.compile(r"(?!x)x")
     return re.compile(r"\b(?:" + "|".join(patterns) + r")\b")

@@ -44,7 +44,7 @@ class Screener:
     """Reads a message for crisis: the lexicon's kinds, else the semantic model over its embedding."""
 
     def __init__(self, lexicon: Lexicon | None = None, model: RiskModel | None = None, embed: Embed | None = None):
-        self.lexicon = lexicon or Lexicon.load()
+        self.lexicon = lexicon or Lexicon.default()
         self.model, self.embed = model, embed
 
     @property
