@@ -196,8 +196,9 @@ class Retriever:
             weights = {name: w * p.care_words_weight for name, w in weights.items()}
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
-        care = not quote and not teaching and (bool(recognised) or (
-            intent is not None and intent.name == SITUATION and plan.scope is None))
+        care = not quote and not teaching and (bool(recognised) or (  # a life told, surely, though no map entry
+            intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
+            and plan.scope is None))
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
