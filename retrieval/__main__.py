@@ -148,7 +148,7 @@ def cmd_train_ranker(args) -> int:
     retriever = ready_retriever(config, build=not args.no_build)
     pairs = load_all(args.grades or grade_files())
     train(retriever, pairs, config.index_dir, config.intent_model_dir or config.index_dir / "understanding",
-          log=_log, search_weight=args.search_weight)
+          log=_log, **({} if args.search_weight is None else {"search_weight": args.search_weight}))
     return 0
 
 
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     ranker.add_argument("--grades", type=Path, action="append", default=[],
                         help="arquivos de pares (padrão: retrieval/data/aptness/grades-*.jsonl)")
     ranker.add_argument("--no-build", action="store_true")
-    ranker.add_argument("--search-weight", type=float, default=0.5,
+    ranker.add_argument("--search-weight", type=float, default=None,
                         help="peso da ordem da busca misturada à do ranqueador (0: só o ranqueador)")
     sub.add_parser("check-map", help="confere o mapa pastoral (referências, tópicos, palavras) contra o corpus")
     status = sub.add_parser("status", help="saúde do índice")

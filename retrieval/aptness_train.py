@@ -30,7 +30,7 @@ from retrieval.query import plan_query
 FOLDS = 5
 C_APT, C_HARM = 0.5, 0.3
 BANK = "harm-bank"
-SEARCH_WEIGHT = 0.5  # the search's order in the blend: keeps the taught answers to topic questions near the top
+SEARCH_WEIGHT = 1.0  # the search's order in the blend: keeps the taught answers to topic questions near the top
 MAX_APT_VETOED = 0.03  # the harm threshold may set aside at most this share of the verses judged apt
 
 
