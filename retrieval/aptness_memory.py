@@ -15,6 +15,7 @@ log = logging.getLogger(__name__)
 
 CLASSES = (2, 1, 0, -1)
 SHARPNESS = 8.0  # kernel exp(SHARPNESS * (cos - 1)): cos 1 -> 1, 0.7 -> 0.09
+MESSAGES_VERSION = "raw-1"  # part of the message cache key: bump when the way messages are prepared changes
 NEIGHBOURS = 12  # graded messages whose apt verses the memory channel offers
 NEAREST = 160  # exemplar pairs whose message is closest: only these are compared verse by verse
 MEMORY_FEATURES = ("knn_apt", "knn_weak", "knn_off", "knn_harm", "same_apt", "same_harm", "knn_grade")
@@ -86,7 +87,7 @@ class GradeMemory:
         kept = [(p, position_of(p.verse)) for p in pairs]
         kept = [(p, pos) for p, pos in kept if pos is not None]
         texts = list(dict.fromkeys(p.q for p, _ in kept))
-        vectors = _message_vectors([prepare(t) for t in texts], embed, cache_dir, slug)
+        vectors = _message_vectors(texts, embed, cache_dir, slug, prepare)
         row = {t: i for i, t in enumerate(texts)}
         situations = sorted({p.situation for p, _ in kept})
         sid = {s: i for i, s in enumerate(situations)}
@@ -151,18 +152,20 @@ class GradeMemory:
         return ranked[:limit]
 
 
-def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str) -> np.ndarray:
-    """The messages' vectors, kept in ``cache_dir`` keyed by the texts and the embedder."""
+def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
+                     prepare: Callable[[str], str] = str) -> np.ndarray:
+    """The vectors of the messages as the search embeds them (``prepare``), kept in ``cache_dir`` keyed by the
+    texts and the embedder (a restart reads them instead of preparing and embedding ~1,300 messages)."""
     if not texts:
         return np.zeros((0, 1), np.float32)
-    digest = hashlib.sha256(("\n".join(texts) + slug).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(("\n".join(texts) + slug + MESSAGES_VERSION).encode()).hexdigest()[:16]
     path = Path(cache_dir) / f"aptness-messages-{digest}.npy" if cache_dir else None
     if path is not None and path.exists():
         try:
             return np.load(path)
         except (OSError, ValueError):
             log.warning("vetores das mensagens avaliadas ilegíveis em %s: refeitos", path)
-    vectors = np.asarray(embed(texts), dtype=np.float32)
+    vectors = np.asarray(embed([prepare(t) for t in texts]), dtype=np.float32)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
