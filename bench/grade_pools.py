@@ -5,7 +5,8 @@ the stock dense top, shuffled, with the verse text, so a judge who never sees th
 
 A situation file holds {"id", "q"} per line (grades, if present, are ignored). Verses already graded in
 ``--graded`` files are left out of the pool (graded once, by one judge); with ``--regrade`` the verses a
-situation file already grades join its pool, to be graded again blind."""
+situation file already grades join its pool, to be graded again blind; with ``--proposed`` the verses a
+situation file proposes (``"verses": [ids]``, e.g. a pastor's own picks) join it, shuffled among the rest."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def main(argv=None) -> int:
                         help="each situation searched without its own grades in the judges' memory")
     parser.add_argument("--baseline", action="store_true", help="the search without the aptness ranker")
     parser.add_argument("--regrade", action="store_true", help="the verses the file already grades join the pool")
+    parser.add_argument("--proposed", action="store_true", help="the verses the file proposes join the pool")
     args = parser.parse_args(argv)
     retriever = ready_retriever(_config(argparse.Namespace()), build=False)
     stock = StockBaselines(retriever)
@@ -64,6 +66,7 @@ def main(argv=None) -> int:
         for path in args.paths:
             for item in load_items(path):
                 again = [list(item.get("grades", {}))] if args.regrade else []
+                again += [list(item.get("verses", []))] if args.proposed else []
                 verses = [v for v in pool(retriever, stock, item["q"], rng, args.top, args.deep, args.dense, again,
                                           item["id"] if args.leave_out else None)
                           if (item["id"], v) not in graded and v in by_id]
