@@ -51,10 +51,15 @@ def load_pairs(path: Path, messages: dict[str, str] | None = None) -> list[Grade
 
 
 def load_all(paths: Iterable[Path], messages: dict[str, str] | None = None) -> list[GradedPair]:
-    """Pairs of several files; a pair graded twice keeps its last grade."""
+    """Pairs of several files; a pair graded twice keeps its last grade. One situation id names one message:
+    an id reused for another message (two rounds numbered alike) is an error naming both files."""
     latest: dict[tuple[str, str], GradedPair] = {}
+    seen: dict[str, tuple[str, Path]] = {}
     for path in paths:
         for pair in load_pairs(path, messages):
+            first = seen.setdefault(pair.situation, (pair.q, path))
+            if pair.q and first[0] and pair.q != first[0]:
+                raise GradesError(f"{path}: a situação {pair.situation} já nomeia outra mensagem em {first[1]}")
             latest[(pair.situation, pair.verse)] = pair
     return [p for p in latest.values() if p.q]
 

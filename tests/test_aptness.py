@@ -120,6 +120,16 @@ def test_pairs_without_a_message_are_filled_from_the_files_that_hold_it(tmp_path
                                       "grades": {"PSA.34.18": 2}}]
 
 
+def test_a_situation_id_reused_for_another_message_is_refused(tmp_path):
+    first, second = tmp_path / "grades-a.jsonl", tmp_path / "grades-b.jsonl"
+    first.write_text(json.dumps({"situation": "g001", "q": "perdi meu pai", "verse": "PSA.34.18", "grade": 2}) + "\n")
+    second.write_text(json.dumps({"situation": "g001", "q": "fui demitido", "verse": "PSA.34.18", "grade": 0}) + "\n")
+    with pytest.raises(GradesError, match="g001.*grades-a.jsonl"):
+        load_all([first, second])
+    second.write_text(json.dumps({"situation": "g001", "verse": "JHN.11.35", "grade": 2}) + "\n")  # no message
+    assert {p.verse for p in load_all([first, second], {"g001": "perdi meu pai"})} == {"PSA.34.18", "JHN.11.35"}
+
+
 def test_folds_never_split_a_situation():
     situations = np.array([0, 0, 1, 1, 1, 2, 3, 3, 4, 5, 6, 7])
     fold = folds(situations, k=3)
