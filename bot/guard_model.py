@@ -56,7 +56,7 @@ def neighbours(queries: np.ndarray, bank: np.ndarray, labels: np.ndarray, itself
     columns = []
     for label in (*KINDS, SAFE):
         own = sims[:, labels == label]
-        k = min(NEIGHBOURS, own.shape[1])
+        k = max(0, min(NEIGHBOURS, own.shape[1] - itself))  # a small label: its own -1 is never averaged in
         columns.append(np.partition(own, -k, axis=1)[:, -k:].mean(axis=1) if k else np.zeros(len(queries)))
     return np.stack(columns, axis=1).astype(np.float32)
 
