@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -92,17 +91,13 @@ def _held_out(texts, vectors, labels, train_rows, test_rows) -> np.ndarray:
 
 
 def _out_of_fold(texts, vectors, labels, folds: int, seed: int) -> np.ndarray:
-    from joblib import Parallel, delayed
-    from joblib.externals.loky import get_reusable_executor
+    """P(harm) of every exemplar from the model of the folds without it, one fold after the other (measured on
+    2 busy cores: 37 s, against 69 s in two worker processes)."""
     from sklearn.model_selection import StratifiedKFold
 
-    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
-    jobs = Parallel(n_jobs=min(folds, os.cpu_count() or 1))(
-        delayed(_held_out)(texts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits)
-    get_reusable_executor().shutdown(wait=True)  # the workers' memory goes back now
     scores = np.zeros(len(texts))
-    for (_, test_rows), held in zip(splits, jobs):
-        scores[test_rows] = held
+    for train_rows, test_rows in StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels):
+        scores[test_rows] = _held_out(texts, vectors, labels, train_rows, test_rows)
     return scores
 
 
