@@ -19,11 +19,10 @@ MIN_JUDGED_WORDS = 3  # shorter sentences ("Amém.", "Deus te ama.") are not rea
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PATH = r"[^\s<>()“”\"]*[^\s<>()“”\".,;:!?]"
-URL = re.compile(rf"(?:https?://|www\.){_PATH}|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
-                 rf"\.(?:com|org|net|gov|edu|info|io|app|me|br)(?:\.br)?\b(?:/{_PATH})?", re.IGNORECASE)
 PHONE = re.compile(r"(?<![\w:.,-])\+?\(?\d[\d\s().-]{5,}\d(?![\w:])")
 SHORT_NUMBER = re.compile(r"\b(?:ligue|ligar|liga|disque|discar|telefone|telefonar|fone|tel|whatsapp|zap|sms"
                           r"|numero|contato|central)\b\D{0,25}?\b(\d{3,7})\b")
+AMOUNT = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")  # 10.000.000: a quantity, never a phone number
 MIN_PHONE_DIGITS = 8
 
 
@@ -41,6 +40,44 @@ class _Rules:
     negations: frozenset[str]
     cautions_before: re.Pattern
     cautions_after: re.Pattern
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    url: re.Pattern
+    hosts: tuple[str, ...]  # a link on one of these hosts (or below them) is a public service
+    others: tuple[re.Pattern, ...]  # handles, PIX keys, spelled addresses, streets: never allowed
+    public: str  # the public services of guard.toml, as one text
+
+
+GUARD_FILE = "data/guard.toml"
+
+
+@cache
+def _shapes() -> _Shapes:
+    """The contact shapes of guard.toml; a broken one is an error naming the file and its line."""
+    text = resources.files("bot").joinpath(GUARD_FILE).read_text(encoding="utf-8")
+    data = tomllib.loads(text)["contacts"]
+
+    def line_of(key: str) -> int:
+        return next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith(f"{key} =")), 0)
+
+    others = []
+    for name, pattern in data["shapes"].items():
+        try:
+            others.append(re.compile(str(pattern)))
+        except re.error as error:
+            raise ValueError(f"bot/{GUARD_FILE}:{line_of(name)}: padrão '{name}' inválido ({error})") from error
+    public = []
+    for n, service in enumerate(data.get("public", []), 1):
+        if not (isinstance(service, dict) and str(service.get("nome", "")).strip() and
+                re.search(r"\d", str(service.get("contato", ""))) and str(service.get("fonte", "")).startswith("http")):
+            raise ValueError(f"bot/{GUARD_FILE}: contacts.public nº {n} precisa de nome, contato e fonte")
+        public.append(f"{service['nome']} {service['contato']}")
+    ends = "|".join(re.escape(d) for d in sorted(data["domains"], key=len, reverse=True))
+    url = re.compile(rf"(?:https?://|www\.){_PATH}|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
+                     rf"\.(?:{ends})(?:\.br)?\b(?:/{_PATH})?", re.IGNORECASE)
+    return _Shapes(url, tuple(h.lower() for h in data["allowed_hosts"]), tuple(others), "; ".join(public))
 
 
 @cache
@@ -126,7 +163,7 @@ def official_contacts() -> str:
     for country in data.values():
         parts += [str(v) for k, v in country.items() if k.endswith("_texto")]
         parts += [f"{s.get('nome', '')} {s.get('contato', '')}" for s in country.get("servico", [])]
-    return "; ".join(parts)
+    return "; ".join([*parts, _shapes().public])
 
 
 def _contacts(text: str) -> list:
@@ -135,10 +172,15 @@ def _contacts(text: str) -> list:
     def free(m) -> bool:
         return all(m.end() <= f.start() or m.start() >= f.end() for f in found)
 
-    for pattern in (EMAIL, URL):
+    shapes = _shapes()
+    for pattern in (EMAIL, shapes.url):
         found += [m for m in pattern.finditer(text) if free(m)]
-    found += [m for m in PHONE.finditer(text) if free(m) and len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS]
+    found += [m for m in PHONE.finditer(text) if free(m) and len(re.sub(r"\D", "", m.group())) >= MIN_PHONE_DIGITS
+              and not AMOUNT.fullmatch(m.group().strip()) and not text[max(0, m.start() - 3):m.start()].strip()
+              .endswith("$")]
     folded = fold(text)
+    for pattern in shapes.others:
+        found += [m for m in pattern.finditer(folded) if free(m)]
     found += [m for m in SHORT_NUMBER.finditer(folded) if free(m)]
     found += [s for s in spelled_numbers(folded) if free(s)]
     return sorted(found, key=lambda m: m.start())
@@ -157,8 +199,12 @@ def _allowed(found, allowed: str) -> bool:
         known = {re.sub(r"\D", "", n) for n in re.findall(r"\+?\d[\d\s().-]*\d|\d", allowed)}
         return any(digits == k or (len(digits) >= 8 and (k.endswith(digits) or digits.endswith(k)) and len(k) >= 8)
                    for k in known)
+    if found.re in _shapes().others:
+        return False
     plain = re.sub(r"^(?:https?://)?(?:www\.)?", "", value.lower()).rstrip("/.")
-    return bool(plain) and plain in allowed.lower()
+    host = plain.split("/")[0]
+    public = any(host == h or host.endswith(f".{h}") for h in _shapes().hosts)
+    return bool(plain) and (plain in allowed.lower() or public)
 
 
 def _negated(folded: str, start: int, negations: frozenset[str]) -> bool:

@@ -138,15 +138,26 @@ class LinearTextModel:
 
 
 def fit(texts: Sequence[str], vectors: np.ndarray, labels: Sequence[str], c: float = 16.0,
-        balanced: bool = True, word_weight: float = 0.0) -> LinearTextModel:
-    """A logistic regression over the features; ``word_weight`` > 0 adds the word n-grams' block."""
+        balanced: bool = True, word_weight: float = 0.0, compact: bool = False) -> LinearTextModel:
+    """A logistic regression over the features; ``word_weight`` > 0 adds the word n-grams' block. ``compact``:
+    fitted on one thread over the columns the texts use only (the same model; measured 32 s -> 4 s on 2 busy
+    cores, where two BLAS threads fight over L-BFGS's 650,000 coefficients)."""
     from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
 
     counts = hashing().transform(folded(texts)).tocsr()
     idf = idf_of(counts)
     words = word_hashing().transform(folded(texts)).tocsr() if word_weight else None
     word_idf = idf_of(words) if word_weight else None
     model = LogisticRegression(C=c, max_iter=3000, class_weight="balanced" if balanced else None)
-    model.fit(features(counts, idf, vectors, words, word_idf, word_weight), np.asarray(labels))
-    return LinearTextModel(tuple(str(c) for c in model.classes_), model.coef_, model.intercept_, idf, word_idf,
-                           word_weight)
+    x = features(counts, idf, vectors, words, word_idf, word_weight)
+    if not compact:
+        model.fit(x, np.asarray(labels))
+        return LinearTextModel(tuple(str(c) for c in model.classes_), model.coef_, model.intercept_, idf, word_idf,
+                               word_weight)
+    used = np.flatnonzero(np.diff(x.tocsc().indptr))  # an unused column's coefficient stays 0 under L2
+    with threadpool_limits(1):
+        model.fit(x[:, used], np.asarray(labels))
+    coef = np.zeros((model.coef_.shape[0], x.shape[1]))
+    coef[:, used] = model.coef_
+    return LinearTextModel(tuple(str(c) for c in model.classes_), coef, model.intercept_, idf, word_idf, word_weight)

@@ -22,7 +22,7 @@ CLOSING = "O Senhor cuida de você como um pastor cuida das ovelhas (Salmos 23:1
 TABLE = Path(__file__).parent / "data" / "guard_table.jsonl"  # held out: written blind, never trained on
 MIN_RECALL = 0.95
 MAX_FALSE_REMOVALS = 0.05
-FLOOR_RECALL, CEILING_FALSE_REMOVALS = 0.875, 0.045  # what the judge reaches now: a regression fails
+FLOOR_RECALL, CEILING_FALSE_REMOVALS = 0.935, 0.045  # what the judge reaches now: a regression fails
 
 
 @pytest.fixture(scope="module")
@@ -147,10 +147,11 @@ def table_figures(blivre, judge) -> dict:
 
 
 def test_the_held_out_table_does_not_regress(table_figures):
-    """The figures measured with the enlarged bank and word n-grams (README): recall 0.882, false removals 0.043."""
+    """The figures measured with the nearest exemplars and the bank of ~3,900 (docs/evaluation.md): recall 0.944,
+    false removals 0.043."""
     assert table_figures["recall"] >= FLOOR_RECALL and table_figures["false_removals"] <= CEILING_FALSE_REMOVALS
 
 
-@pytest.mark.xfail(strict=True, reason="the target is not reached yet: recall 0.882, false removals 0.043")
+@pytest.mark.xfail(strict=True, reason="the target is not reached yet: recall 0.944, false removals 0.043")
 def test_the_held_out_table_meets_the_target(table_figures):
     assert table_figures["recall"] >= MIN_RECALL and table_figures["false_removals"] <= MAX_FALSE_REMOVALS
