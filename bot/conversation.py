@@ -21,7 +21,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol, TypeVar
 
-from bot import buttons, commands
+from bot import buttons, commands, cpu
 from bot.buttons import CardButton, CareButton, EraseButton, SourcesButton
 from bot.care.team import CareTeam, Team, asks_for_a_person
 from bot.channels import messages
@@ -227,6 +227,7 @@ class Conversation:
                 return False  # a delivery postponed: the sweeper comes back for it
             message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
             async with self._slots:
+                cpu.begin()  # its CPU steps go before those of messages begun later (answers leave in order)
                 if not await self._process(channel, entry):
                     return False
         return False  # the lease was lost (this replica stalled): whoever holds it now goes on
