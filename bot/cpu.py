@@ -65,7 +65,7 @@ class OrderedPool:
         for _ in threads:
             self._queue.put((float("inf"), next(_order), None, None, None))
         for thread in threads:
-            thread.join()
+            thread.join(timeout=10)  # a thread started meanwhile may take a sentinel: never wait forever
 
     def _start(self) -> None:
         with self._lock:
