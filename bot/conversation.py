@@ -367,6 +367,10 @@ class Conversation:
     async def erase(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return [EraseConfirm(messages.ERASE_CONFIRM)]
 
+    async def team_command(self, method: str, inbound: Inbound) -> list[Outgoing]:
+        """A care team command (``care.<method>``), in the database's threads."""
+        return await self._db(getattr(self.care, method), inbound)
+
     async def ask_for_a_person(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return await self._db(self.care.request, inbound)
 
