@@ -4,8 +4,10 @@
 
 Starts a throwaway PostgreSQL (tests/servers.py), the loopback Bot API, Graph API and Ollama, and the real
 bot on the index of `.env`. One message per channel every second; the database is stopped for ``--outage``
-seconds (WhatsApp gets 503 and redelivers, as Meta does). Reports /healthz latency during the run, how long
-after the database returns every message is answered, and whether anything was lost or doubled.
+seconds (WhatsApp gets 503 and redelivers, as Meta does, each refused message on its own). When it returns, one
+more person writes on each channel. Reports /healthz latency (its own process), when each waiting message and the
+new one got their whole answer after the database returned (first, median, last), and whether anything was lost
+or doubled. The database is stopped and started in a thread: the loopback peers keep answering meanwhile.
 """
 
 from __future__ import annotations
@@ -43,6 +45,24 @@ with httpx.Client() as client:
 """  # /healthz every 0.1 s: (when, seconds) per line; time.monotonic is the same clock in every process
 
 
+class Answers:
+    """When each chat got its whole answer (both parts), stamped by a 10-ms watch of the loopback peers."""
+
+    def __init__(self, bot_api: FakeBotAPI, graph_api: FakeGraphAPI):
+        self.bot_api, self.graph_api = bot_api, graph_api
+        self.done: dict[str, float] = {}  # "te:<chat>" / "wa:<number>" -> monotonic time of the second part
+
+    async def watch(self) -> None:
+        while True:
+            now, parts = time.monotonic(), {}
+            for key in [f"te:{m['chat_id']}" for m in self.bot_api.sent()] + [f"wa:{m['to']}" for m in
+                                                                           self.graph_api.sent()]:
+                parts[key] = parts.get(key, 0) + 1
+                if parts[key] == 2 and key not in self.done:
+                    self.done[key] = now
+            await asyncio.sleep(0.01)
+
+
 async def run(outage: float, log_path: str = "") -> None:
     server = PostgresServer().start()
     async with FakeBotAPI() as bot_api, FakeGraphAPI() as graph_api, FakeLLMServer() as llm:
@@ -56,6 +76,8 @@ async def run(outage: float, log_path: str = "") -> None:
         llm.answer({"chunks": ["A formiga ensina o cuidado (Provérbios 6:6)."]})
         process = await start_bot(env, port)
         sent: dict[int, dict] = {}
+        answers = Answers(bot_api, graph_api)
+        watching = asyncio.create_task(answers.watch())
         async with httpx.AsyncClient() as client:  # one client: a new one per post costs an SSL context
             async def post_whatsapp(_port: int, payload: dict) -> int:
                 body, headers = signed(payload)
@@ -67,6 +89,10 @@ async def run(outage: float, log_path: str = "") -> None:
                 bot_api.push(bot_api.message(9000 + n, f"a formiga e o preguiçoso {n}"))
                 return await post_whatsapp(port, sent[n])
 
+            async def redeliver(k: int) -> None:  # Meta delivers each refused message again, on its own
+                while await post_whatsapp(port, sent[k]) != 200:  # noqa: ASYNC110 (a peer, not an event)
+                    await asyncio.sleep(0.5)
+
             watcher = await asyncio.create_subprocess_exec(  # its own process: the bench's pauses are not the bot's
                 sys.executable, "-c", WATCH, str(port), stdout=asyncio.subprocess.PIPE)
             refused: list[int] = []
@@ -74,7 +100,7 @@ async def run(outage: float, log_path: str = "") -> None:
                 if await message(n) != 200:
                     refused.append(n)
                 await asyncio.sleep(1)
-            server.halt()
+            await asyncio.to_thread(server.halt)  # the loopback peers keep answering meanwhile
             began = time.monotonic()
             n = 3
             while time.monotonic() - began < outage:
@@ -82,16 +108,19 @@ async def run(outage: float, log_path: str = "") -> None:
                 if await message(n) != 200:
                     refused.append(n)
                 await asyncio.sleep(1)
-            server.resume()
+            await asyncio.to_thread(server.resume)  # returns once PostgreSQL accepts connections
             back = time.monotonic()
-            for k in refused:  # what Meta delivers again
-                while await post_whatsapp(port, sent[k]) != 200:  # noqa: ASYNC110 (a peer, not an event)
-                    await asyncio.sleep(0.5)
+            n += 1  # one person writes right after the return, on each channel: is the bot serving again?
+            fresh = asyncio.create_task(message(n))
+            await asyncio.gather(*(redeliver(k) for k in refused))
+            if await fresh != 200:
+                await redeliver(n)
             while time.monotonic() - back < 300 and (len(bot_api.sent()) < 2 * n or len(graph_api.sent()) < 2 * n):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
             resumed = time.monotonic() - back
             burst = (back, time.monotonic())
             await asyncio.sleep(3)
+            watching.cancel()
             watcher.send_signal(signal.SIGTERM)
             out, _ = await watcher.communicate()
             health = [(float(began), float(seconds)) for began, seconds in
@@ -103,6 +132,7 @@ async def run(outage: float, log_path: str = "") -> None:
     server.stop()
     chats = {m["chat_id"] for m in bot_api.sent()}
     numbers = [m["to"] for m in graph_api.sent()]
+    waiting = list(range(4, n))  # written while the database was stopped
     print(f"máquina: {platform.machine()}, {os.cpu_count()} núcleos, Python {platform.python_version()}")
     print(f"banco parado {outage:.0f} s; {n} mensagens por canal ({len(refused)} recusadas com 503 e reenviadas)")
     seconds = sorted(s for _, s in health)
@@ -112,6 +142,12 @@ async def run(outage: float, log_path: str = "") -> None:
           f"{1000 * seconds[int(0.99 * (len(seconds) - 1))]:.1f} ms, máximo {1000 * seconds[-1]:.1f} ms "
           f"({len(seconds)} chamadas)")
     print(f"/healthz com o banco parado: {spread(down)}; enquanto o atraso é respondido: {spread(after)}")
+    for name, key in (("Telegram", lambda k: f"te:{9000 + k}"), ("WhatsApp", lambda k: f"wa:55119{k:06d}")):
+        late = sorted(answers.done.get(key(k), float("inf")) - back for k in waiting)
+        new = answers.done.get(key(n), float("inf")) - back
+        print(f"{name}: as {len(late)} mensagens que esperavam respondidas de {late[0]:.2f} s a {late[-1]:.2f} s "
+              f"depois de o banco voltar (mediana {statistics.median(late):.2f} s); uma mensagem nova, escrita "
+              f"quando ele volta, respondida em {new:.2f} s")
     print(f"tudo respondido {resumed:.2f} s depois de o banco voltar")
     print(f"Telegram: {len(bot_api.sent())} envios para {len(chats)} conversas (esperado {2 * n} para {n}); "
           f"WhatsApp: {len(numbers)} envios para {len(set(numbers))} números (esperado {2 * n} para {n})")

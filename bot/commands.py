@@ -61,9 +61,9 @@ def _devotional(method: str) -> Handler:
 
 
 def _team(method: str) -> Handler:
-    """A handler of the care team's side (``core.care.<method>(inbound)``)."""
+    """A handler of the care team's side (``core.care.<method>(inbound)``, in the database's threads)."""
     async def handle(core, channel, inbound: Inbound) -> list[Outgoing]:
-        return getattr(core.care, method)(inbound)
+        return await core.team_command(method, inbound)
     return handle
 
 

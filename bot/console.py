@@ -43,11 +43,11 @@ async def chat(app: App, chat_id: str) -> int:
             if command in ("/sair", "/exit", "/quit"):
                 break
             if command == f"/{commands.NEW.name}":
-                app.memory.forget_window(chat_id)
+                await app.memory.db.call(app.memory.forget_window, chat_id)
                 print("Conversa reiniciada.")
                 continue
             if command == f"/{commands.SOURCES.name}":
-                query, verses = app.memory.last_sources(chat_id)
+                query, verses = await app.memory.db.call(app.memory.last_sources, chat_id)
                 print("\n".join(f"  {v.reference} — {v.text}" for v in verses) or "Ainda não há fontes.")
                 continue
             message_id.set(f"console-{uuid.uuid4().hex[:8]}")

@@ -21,7 +21,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol, TypeVar
 
-from bot import buttons, commands
+from bot import buttons, commands, cpu
 from bot.buttons import CardButton, CareButton, EraseButton, SourcesButton
 from bot.care.team import CareTeam, Team, asks_for_a_person
 from bot.channels import messages
@@ -108,7 +108,8 @@ class Conversation:
 
     # -- intake ------------------------------------------------------------------------------
     def accept(self, inbound: Inbound) -> bool:
-        """Store a message and start its chat's worker; False for a redelivery (stored before, ignored)."""
+        """Store a message and start its chat's worker; False for a redelivery (stored before, ignored). A store
+        call: from the database's threads (the daily round, the care team); the event loop uses `receive`."""
         if not self.inbox.add(inbound):
             log.info("mensagem %s/%s repetida: ignorada", inbound.channel, inbound.message_id)
             return False
@@ -126,18 +127,25 @@ class Conversation:
         self._wake(inbound.channel, inbound.chat_id)
         return True
 
-    def start(self, sweep_every: float = 5.0) -> int:
+    def start(self, sweep_every: float = 5.0) -> asyncio.Task[int]:
         """Resume every chat with a message not yet delivered, and retry postponed deliveries from now on
-        (the sweep runs under the supervisor, and at once when the database comes back from an outage)."""
+        (the sweep runs under the supervisor, and at once when the database comes back from an outage).
+        The resumption runs in the background; the task returned says how many chats it resumed."""
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
-        chats = self.inbox.pending_chats(due_before=float("inf"))
-        for channel, chat_id in chats:
-            self._wake(channel, chat_id)
-        if chats:
-            log.info("retomando %d conversa(s) com mensagens ainda não entregues", len(chats))
-        self.supervisor.periodic("varredura", self._sweep, sweep_every, now=False)
+        self.supervisor.periodic("varredura", self.sweep, sweep_every, now=False)
         self.memory.db.outage.on_back(self._database_back)
-        return len(chats)
+        self.memory.db.outage.on_back(self.supervisor.retry_now)  # the lease, the poller, the daily round: now
+        return self._spawn(self._resume())
+
+    async def _resume(self) -> int:
+        try:
+            chats = await self.sweep(due_before=float("inf"))
+        except StorageUnavailable as error:  # the sweep finds them when the database is back
+            log.warning("conversas pendentes não retomadas agora: %s", error)
+            return 0
+        if chats:
+            log.info("retomando %d conversa(s) com mensagens ainda não entregues", chats)
+        return chats
 
     async def stop(self, grace: float = 30.0) -> None:
         """Let the answers in flight finish (up to ``grace`` seconds); what is left resumes on the next start."""
@@ -155,29 +163,26 @@ class Conversation:
         while self._workers:
             await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
 
-    def sweep(self, due_before: float | None = None) -> int:
-        """Wake every chat with a message due; how many."""
-        chats = self.inbox.pending_chats(due_before)
-        for channel, chat_id in chats:
-            self._wake(channel, chat_id)
-        return len(chats)
-
-    async def _sweep(self) -> int:
-        """`sweep` with its query in the database's threads (the supervised one, and the one after an outage)."""
-        chats = await self._db(self.inbox.pending_chats)
+    async def sweep(self, due_before: float | None = None) -> int:
+        """Wake every chat with a message due (its query in the database's threads); how many."""
+        chats = await self._db(self.inbox.pending_chats, due_before)
         for channel, chat_id in chats:
             self._wake(channel, chat_id)
         return len(chats)
 
     def _database_back(self) -> None:
         """After an outage: every chat left waiting is worked again now (postponed deliveries keep their time)."""
-        task = asyncio.create_task(self._sweep_back())
+        self._spawn(self._sweep_back())
+
+    def _spawn(self, work) -> asyncio.Task:
+        task = asyncio.create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     async def _sweep_back(self) -> None:
         try:
-            await self._sweep()
+            await self.sweep()
         except StorageUnavailable:
             pass  # down again already: the supervised sweep retries
 
@@ -222,6 +227,7 @@ class Conversation:
                 return False  # a delivery postponed: the sweeper comes back for it
             message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
             async with self._slots:
+                cpu.begin()  # its CPU steps go before those of messages begun later (answers leave in order)
                 if not await self._process(channel, entry):
                     return False
         return False  # the lease was lost (this replica stalled): whoever holds it now goes on
@@ -267,7 +273,7 @@ class Conversation:
                 if error.permanent:
                     log.error("entrega recusada por %s, desistindo desta mensagem: %s", channel.name, error)
                     if error.unreachable and self.devotional is not None:
-                        self.devotional.unreachable(entry.inbound, str(error))
+                        await self._durably(partial(self.devotional.unreachable, entry.inbound, str(error)))
                     await self._durably(partial(self.inbox.failed, entry.seq, str(error)))
                     self.metrics.deliveries.labels(channel.name, "failed").inc()
                     return True
@@ -304,7 +310,7 @@ class Conversation:
             command = commands.named(inbound.text) if inbound.kind == InboundKind.COMMAND else None
             if command is not None and command.team_only:
                 return await command.handler(self, channel, inbound)
-            return self.care.team_message(inbound)
+            return await self._db(self.care.team_message, inbound)
         match inbound.kind:
             case InboundKind.COMMAND:
                 command = commands.named(inbound.text)
@@ -312,7 +318,7 @@ class Conversation:
                     return [Help()]
                 return await command.handler(self, channel, inbound)
             case InboundKind.BUTTON:
-                return self._button(inbound)
+                return await self._db(self._button, inbound)
             case InboundKind.DAILY:
                 return await self.devotional.scheduled(inbound) if self.devotional else []
             case InboundKind.VOICE if self.voice is not None:
@@ -349,22 +355,27 @@ class Conversation:
         return [Notice(messages.welcome(self.attribution))]
 
     async def last_sources(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return self._sources(inbound.chat_id)
+        return await self._db(self._sources, inbound.chat_id)
 
     async def status(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return [Notice(await self.status_text(inbound.chat_id in self.admins))]
 
     async def new_conversation(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        self.memory.forget_window(inbound.chat_id)
+        await self._db(self.memory.forget_window, inbound.chat_id)
         return [Notice(messages.NEW_CONVERSATION)]
 
     async def erase(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return [EraseConfirm(messages.ERASE_CONFIRM)]
 
+    async def team_command(self, method: str, inbound: Inbound) -> list[Outgoing]:
+        """A care team command (``care.<method>``), in the database's threads."""
+        return await self._db(getattr(self.care, method), inbound)
+
     async def ask_for_a_person(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return self.care.request(inbound)
+        return await self._db(self.care.request, inbound)
 
     def _button(self, inbound: Inbound) -> list[Outgoing]:
+        """A pressed button's answer; store calls: run it in the database's threads."""
         match buttons.unpack(inbound.text):
             case CareButton() as button:
                 return self.care.button(inbound, button)
@@ -381,6 +392,7 @@ class Conversation:
         return []
 
     def _sources(self, chat_id: str) -> list[Outgoing]:
+        """The last answer's verses; a store call."""
         _, verses = self.memory.last_sources(chat_id)
         if not verses:
             return [Notice(messages.NO_SOURCES)]

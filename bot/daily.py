@@ -118,7 +118,8 @@ class VerseOfTheDay:
     async def word(self, day: date | None = None) -> DailyWord:
         day = day or self.now().date()
         async with self._writing:
-            kept = self._kept(day)
+            db = self.store.db  # its calls run in the database's threads, never in the event loop
+            kept = await db.call(self._kept, day)
             if kept is not None:
                 return kept
             verses = list(self.pool.for_date(day))
@@ -127,12 +128,12 @@ class VerseOfTheDay:
             if self.reflect is not None and self.clock() - self._failed.get(day, 0.0) > RETRY_REFLECTION:
                 reflection = await self.reflect(reference, list(sources))
             if reflection or self.reflect is None:
-                self.store.keep_word(day, [v.id for v in verses], reflection)
+                await db.call(self.store.keep_word, day, [v.id for v in verses], reflection)
             elif day not in self._failed or self.clock() - self._failed[day] > RETRY_REFLECTION:
                 self._failed[day] = self.clock()
                 log.warning("reflexão do versículo do dia não gerada: o versículo vai sozinho (nova tentativa em "
                             "%d min)", RETRY_REFLECTION // 60)
-            return self._kept(day) or DailyWord(day, reference, sources, reflection)
+            return await db.call(self._kept, day) or DailyWord(day, reference, sources, reflection)
 
     def _kept(self, day: date) -> DailyWord | None:
         stored = self.store.word(day)

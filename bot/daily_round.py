@@ -20,7 +20,6 @@ from bot.supervisor import Supervisor
 log = logging.getLogger("pastor.daily")
 
 
-
 class DailyRound:
     """Queues the due words of the channels that can send them."""
 
@@ -30,7 +29,7 @@ class DailyRound:
         self.last_run: dict = {}  # {"at": epoch, "queued": n} for /status
 
     def run(self) -> int:
-        """Queue every due word now; how many were queued."""
+        """Queue every due word now; how many were queued. Store calls: `round` runs it in the database's threads."""
         now, sending, queued = self.words.now(), self.channels(), 0
         for subscription in self.subscriptions.due(now):
             if subscription.channel not in sending:
@@ -48,7 +47,11 @@ class DailyRound:
     def start(self, supervisor: Supervisor, every: float | None = None) -> None:
         """Run now (what was missed while down), then at second 0 of every minute (or every ``every`` seconds),
         under ``supervisor``: a round that fails is logged, counted and retried. Call from the running loop."""
-        supervisor.periodic("versiculo-do-dia", self.run, every if every is not None else self._until_next_minute)
+        supervisor.periodic("versiculo-do-dia", self.round, every if every is not None else self._until_next_minute)
+
+    async def round(self) -> int:
+        """`run`, off the event loop."""
+        return await self.subscriptions.db.call(self.run)
 
     @staticmethod
     def _until_next_minute() -> float:

@@ -27,7 +27,7 @@ class Devotional:
 
     def __init__(self, words: VerseOfTheDay, memory: Memory, bible: Bible, translation: str):
         self.words, self.memory, self.bible, self.translation = words, memory, bible, translation
-        self.subscriptions = memory.subscriptions
+        self.subscriptions, self.db = memory.subscriptions, memory.db  # store calls: `self.db.call`, off the loop
         key = words.timezone.key
         self.zone = ZONE_NAMES.get(key, key)
 
@@ -43,14 +43,14 @@ class Devotional:
     async def card(self, channel, inbound: Inbound) -> list[Outgoing]:
         """The card of the passage named after the command, or of the last answer's first passage."""
         style = getattr(channel, "command_style", "/{}")
-        return self._card_for(str(inbound.meta.get("args", "")).strip(), inbound.chat_id,
-                              style.format(commands.CARD.name))
+        return await self.db.call(self._card_for, str(inbound.meta.get("args", "")).strip(), inbound.chat_id,
+                                  style.format(commands.CARD.name))
 
     async def stop(self, channel, inbound: Inbound) -> list[Outgoing]:
         """The daily word cancelled."""
         if not getattr(channel, "scheduled", True):
             return [Notice(messages.DAILY_UNAVAILABLE)]
-        done = self.subscriptions.cancel(inbound.channel, inbound.chat_id)
+        done = await self.db.call(self.subscriptions.cancel, inbound.channel, inbound.chat_id)
         return [Notice((messages.DAILY_STOPPED if done else messages.DAILY_NOT_SUBSCRIBED)
                          .format(**self._words(channel)))]
 
@@ -59,20 +59,21 @@ class Devotional:
         if not getattr(channel, "scheduled", True):
             return [Notice(messages.DAILY_UNAVAILABLE)]
         args, words = str(inbound.meta.get("args", "")).strip(), self._words(channel)
-        current = self.subscriptions.get(inbound.channel, inbound.chat_id)
         if not args:
+            current = await self.db.call(self.subscriptions.get, inbound.channel, inbound.chat_id)
             return [Notice(messages.DAILY_CURRENT.format(time=current.time, **words) if current
                              else messages.DAILY_NONE.format(**words))]
         when = parse_time(args)
         if when is None:
             return [Notice(messages.DAILY_BAD_TIME.format(given=args[:40], **words))]
-        subscription = self.subscriptions.subscribe(inbound.channel, inbound.chat_id, *when, self.words.now())
+        subscription = await self.db.call(self.subscriptions.subscribe, inbound.channel, inbound.chat_id, *when,
+                                          self.words.now())
         log.info("inscrição no versículo do dia às %s (%s)", subscription.time, inbound.channel)
         return [Notice(messages.DAILY_SUBSCRIBED.format(time=subscription.time, **words))]
 
     async def scheduled(self, inbound: Inbound) -> list[Outgoing]:
         """The word queued by the daily round; nothing when the person stopped it meanwhile."""
-        if self.subscriptions.get(inbound.channel, inbound.chat_id) is None:
+        if await self.db.call(self.subscriptions.get, inbound.channel, inbound.chat_id) is None:
             return []
         return [self._daily(await self.words.word(date.fromisoformat(inbound.meta["date"])), scheduled=True)]
 
@@ -84,7 +85,7 @@ class Devotional:
         return self._card(verses)
 
     def unreachable(self, inbound: Inbound, reason: str) -> None:
-        """The person blocked the bot: no more daily words for them."""
+        """The person blocked the bot: no more daily words for them (a store call)."""
         if self.subscriptions.cancel(inbound.channel, inbound.chat_id):
             log.warning("versículo do dia: inscrição cancelada, a pessoa bloqueou o bot (%s): %s", inbound.channel,
                         reason[:120])
@@ -98,6 +99,7 @@ class Devotional:
         return DailyVerse("\n\n".join(lines), tuple(word.sources), scheduled)
 
     def _card_for(self, args: str, chat_id: str, command: str) -> list[Outgoing]:
+        """The card asked for (the last answer's sources are a store call)."""
         if not args:
             _, sources = self.memory.last_sources(chat_id)
             if not sources:

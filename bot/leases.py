@@ -97,21 +97,22 @@ class Leader:
 
     async def start(self) -> None:
         """Try once now (a single replica leads from its first second), then keep trying in the background."""
-        await self._round()
+        with contextlib.suppress(StorageUnavailable):  # the database away at start: the supervisor tries again
+            await self._round()
         self.supervisor.periodic(f"concessao:{self.name}", self._round, self.seconds / 3, now=False)
 
     async def stop(self) -> None:
         if self._owns_supervisor:
             await self.supervisor.stop()
         if self.leading:
-            await self.step_down()
             self.leading = False
+            await self.step_down()
         with contextlib.suppress(StorageUnavailable):  # it expires by itself
-            self.leases.release(self.name, self.owner)
+            await self.leases.db.call(self.leases.release, self.name, self.owner)
 
     async def _round(self) -> None:
         try:
-            held = self.leases.renew(self.name, self.owner, self.seconds)
+            held = await self.leases.db.call(self.leases.renew, self.name, self.owner, self.seconds)
         except StorageUnavailable:
             held = None  # unsure: step down, never two leaders
         if held and not self.leading:
@@ -121,7 +122,7 @@ class Leader:
         elif not held and self.leading:
             log.warning("esta réplica deixou %s (%s)", self.name,
                         "banco de dados indisponível" if held is None else "outra assumiu")
+            self.leading = False  # first: whatever checks ``leading`` meanwhile must not start it again
             await self.step_down()
-            self.leading = False
         if held is None:
             raise StorageUnavailable(f"não foi possível renovar {self.name}")

@@ -26,7 +26,7 @@ from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.server import build_server
 from bot.status import status_text
-from bot.storage import StorageError
+from bot.storage import StorageError, StorageUnavailable
 from bot.transcription import TranscriberConfigError
 from corpus.editions import edition_for
 from retrieval.config import IndexConfig
@@ -108,7 +108,8 @@ def whatsapp_channel(app: App, core: Conversation) -> tuple[WhatsAppChannel, Wha
 
 
 def retention(memory, days: int):
-    """One purge of the conversations older than ``days`` (0: kept until /apagar, only old inbox rows go)."""
+    """One purge of the conversations older than ``days`` (0: kept until /apagar, only old inbox rows go); a store
+    call, for the database's threads."""
     def purge() -> int:
         removed = memory.purge_older_than(days * 86400)
         if removed:
@@ -158,8 +159,11 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
     started.append(f"servidor HTTP em {settings.http_host}:{settings.http_port} (/healthz, /readyz, /metrics"
                    + (", /telegram/webhook" if webhook else "") + (", /whatsapp/webhook" if whatsapp else "") + ")")
     poller = None
-    if forgotten := app.memory.leases.forget_previous_runs(core.replica):
-        log.info("%d concessão(ões) de uma execução anterior desta máquina liberada(s)", forgotten)
+    try:
+        if forgotten := await app.memory.db.call(app.memory.leases.forget_previous_runs, core.replica):
+            log.info("%d concessão(ões) de uma execução anterior desta máquina liberada(s)", forgotten)
+    except StorageUnavailable as error:  # they expire by themselves
+        log.warning("concessões de execuções anteriores não liberadas: %s", error)
     try:
         if telegram:
             await telegram.start(settings.telegram_webhook_url, settings.telegram_webhook_secret.get_secret_value(),
@@ -175,7 +179,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
                 "Telegram: outra réplica faz o long polling; esta assume se aquela cair"))
         if whatsapp:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
-        resumed = core.start()
+        resumed = await core.start()
         if resumed:
             started.append(f"retomadas {resumed} conversa(s) com mensagens ainda não entregues")
         if app.words is not None:
@@ -186,7 +190,8 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         started.append(describe_team(core.care.team))
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
                        else "retenção de conversas: até /apagar")
-        app.supervisor.periodic("retencao", retention(app.memory, settings.retention_days), RETENTION_EVERY)
+        app.supervisor.periodic("retencao", partial(app.memory.db.call, retention(app.memory, settings.retention_days)),
+                                RETENTION_EVERY)
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,
               flush=True)
         await stop.wait()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import datetime
 
 from bot.llm.base import LLMError
+from bot.outage import StorageUnavailable
 from bot.transcription import TranscriptionError
 from retrieval.status import index_status
 
@@ -27,7 +29,7 @@ async def status_text(app, full: bool = True) -> str:
         except LLMError as error:
             probe_error = error
     if not full:
-        return _short(app, llm, probe_error)
+        return _short(await asyncio.to_thread(app.ready), app, llm, probe_error)
     lines = ["Estado do Pastor Online", ""]
     lines += index_status(app.index_config, app.retriever).lines()
     if llm is None:
@@ -40,12 +42,18 @@ async def status_text(app, full: bool = True) -> str:
         if memory:
             lines.append(memory)
     lines.append(await _voice_line(app))
-    lines.append(_daily_line(app))
+    db = app.memory.db
+    try:  # store calls in the database's threads; a database away is said, never waited for
+        counts = await db.call(app.memory.subscriptions.count)
+        pending, oldest = await db.call(app.memory.inbox.backlog)
+    except StorageUnavailable as error:
+        counts, pending, oldest, away = None, None, 0.0, str(error)
+    lines.append(_daily_line(app, counts))
     lines.append(_screening_line(app))
-    lines.append(f"banco: {app.memory.db.describe()} · réplica {app.replica}")
-    pending, oldest = app.memory.inbox.backlog()
+    lines.append(f"banco: {db.describe()} · réplica {app.replica}" + (f" · INDISPONÍVEL ({away})" if pending is None
+                                                                       else ""))
     waiting = f" (a mais antiga há {int(oldest)} s)" if pending else ""
-    lines.append(f"mensagens aguardando entrega: {pending}{waiting}")
+    lines.append(f"mensagens aguardando entrega: {'desconhecido' if pending is None else pending}{waiting}")
     lines.append(f"no ar há: {_duration(time.time() - app.started_at)}")
     errors = app.errors.recent()
     lines.append(f"erros recentes: {len(errors)}" + (f" (último: {errors[-1]})" if errors else ""))
@@ -64,11 +72,10 @@ def _screening_line(app) -> str:
             f"sensibilidade {r['recall']:.2f}, falsos alarmes {r['false_alarms']:.2f})")
 
 
-def _daily_line(app) -> str:
-    """Subscriptions per channel and the last round of the verse of the day."""
-    counts = app.memory.subscriptions.count()
-    total = ", ".join(f"{n} no {CHANNEL_NAMES.get(channel, channel)}" for channel, n in sorted(counts.items()))
-    total = total or "nenhuma"
+def _daily_line(app, counts: dict[str, int] | None) -> str:
+    """Subscriptions per channel (None: the database is away) and the last round of the verse of the day."""
+    total = ", ".join(f"{n} no {CHANNEL_NAMES.get(channel, channel)}" for channel, n in sorted((counts or {}).items()))
+    total = "desconhecidas (banco indisponível)" if counts is None else total or "nenhuma"
     last = getattr(getattr(app, "daily_round", None), "last_run", {})
     zone = app.words.timezone if getattr(app, "words", None) else None
     when = (f"última rodada às {datetime.fromtimestamp(last['at'], zone):%H:%M}, {last['queued']} envio(s)"
@@ -104,9 +111,9 @@ async def _model_memory(app, llm) -> str:
     return f"modelo na memória: {'sim' if loaded else 'não'} ({detail})"
 
 
-def _short(app, llm, probe_error) -> str:
-    """What anyone may see: whether the pastor can answer now, without details of the server."""
-    ready = app.retriever is not None and all(v is True for v in app.ready().values())
+def _short(checks: dict, app, llm, probe_error) -> str:
+    """What anyone may see: whether the pastor can answer now (``checks``: /readyz's), without details of the server."""
+    ready = app.retriever is not None and all(v is True for v in checks.values())
     lines = ["Estado do Pastor Online", "",
              "texto bíblico: pronto" if ready else "texto bíblico: indisponível no momento"]
     if llm is None:

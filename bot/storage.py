@@ -11,20 +11,17 @@ timeouts), and then at once for every call until a probe finds it back (`bot.out
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 import sqlite_utils
 
+from bot.cpu import OrderedPool
 from bot.outage import Outage, StorageError, StorageUnavailable
 from retrieval.shared import redact
 
@@ -55,7 +52,7 @@ class Database:
 
     kind = ""
     outage: Outage
-    _workers: ThreadPoolExecutor | None = None
+    _workers: OrderedPool | None = None
 
     async def call(self, function: Callable[..., T], /, *args) -> T:
         """``function(*args)`` (a store method) in this database's few worker threads: the event loop never
@@ -64,14 +61,13 @@ class Database:
         self.outage.check()
         if self._workers is None:
             with _workers_lock:
-                if self._workers is None:
-                    self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix=f"pastor-{self.kind}")
-        context = contextvars.copy_context()  # the message id of the logs goes along
-        return await asyncio.get_running_loop().run_in_executor(self._workers, partial(context.run, function, *args))
+                if self._workers is None:  # calls in the order their messages began (see bot.cpu)
+                    self._workers = OrderedPool(WORKER_THREADS, f"pastor-{self.kind}")
+        return await self._workers.run(function, *args)  # the message id of the logs goes along
 
     def _stop_workers(self) -> None:
         if self._workers is not None:
-            self._workers.shutdown(wait=True)
+            self._workers.shutdown()
             self._workers = None
 
     def execute(self, sql: str, params: Sequence = ()) -> Result:

@@ -4,10 +4,11 @@ a task that keeps failing turns /readyz red with its name."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 log = logging.getLogger("pastor.supervisor")
 
@@ -25,13 +26,14 @@ class _Task:
     failures: int = 0
     last_error: str = ""
     task: asyncio.Task | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a backoff ends at once
 
 
 class Supervisor:
     """Runs each periodic step forever, whatever it raises; ``failing()`` says which keep failing."""
 
-    def __init__(self, metrics=None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
-        self.metrics, self.sleep = metrics, sleep
+    def __init__(self, metrics=None):
+        self.metrics = metrics
         self.tasks: dict[str, _Task] = {}
 
     def periodic(self, name: str, step: Step, every: float | Callable[[], float], now: bool = True) -> None:
@@ -44,6 +46,12 @@ class Supervisor:
     def failing(self) -> dict[str, str]:
         """The tasks that failed ``FAILING_AFTER`` times in a row, with their last error."""
         return {t.name: t.last_error for t in self.tasks.values() if t.failures >= FAILING_AFTER}
+
+    def retry_now(self) -> None:
+        """End the backoff of every failing task: they run again at once (the database they failed on is back)."""
+        for task in self.tasks.values():
+            if task.failures:
+                task.wake.set()
 
     def ready(self) -> bool | str:
         failing = self.failing()
@@ -59,7 +67,9 @@ class Supervisor:
     async def _loop(self, task: _Task, delay: float) -> None:
         while True:
             if delay > 0:
-                await self.sleep(delay)
+                task.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(task.wake.wait(), delay)
             try:
                 result = task.step()
                 if inspect.isawaitable(result):

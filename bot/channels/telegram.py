@@ -126,15 +126,19 @@ class TelegramChannel:
 
     # -- in ----------------------------------------------------------------------------------------
     async def _polled(self, updates) -> None:
-        """`accept` for a polled batch, each message stored off the event loop (`Conversation.receive`)."""
+        """`receive` for a polled batch."""
         for update in updates:
             try:
-                if update.inline_query is not None:
-                    self.accept(update)  # answered at once, nothing stored
-                elif (inbound := self.inbound(update)) is not None:
-                    await self.conversation.receive(inbound)
+                await self.receive(update)
             except MalformedUpdate as error:  # skipped; a failing inbox still fails the batch (fetched again)
                 self.malformed.skip(update.update_id, error)
+
+    async def receive(self, update: Update) -> bool:
+        """`accept` with the store call off the event loop (`Conversation.receive`): polling's and the webhook's way."""
+        if update.inline_query is not None:
+            return self.accept(update)  # answered at once, nothing stored
+        inbound = self.inbound(update)
+        return inbound is not None and await self.conversation.receive(inbound)
 
     def accept(self, update: Update) -> bool:
         """Store one update for the core; False when it is not for us or was seen before; raises `MalformedUpdate`

@@ -110,7 +110,7 @@ class TelegramWebhook:
             data = load_json(await request.read())
             update_id = data.get("update_id") if isinstance(data, dict) else None
             update = parse_update(data, self.channel.bot)
-            self.channel.accept(update)
+            await self.channel.receive(update)  # stored off the event loop before the 200
         except StorageUnavailable:
             raise  # the server answers 503: Telegram delivers it again
         except MalformedUpdate as error:  # untrusted input of any odd shape: a 400, never a 500 with a traceback
