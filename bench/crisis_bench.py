@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.safety.screening import Screener, semantic_screener
 from bot.settings import Settings
+from bot.store.memory import Memory
 from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
 

@@ -21,9 +21,9 @@ import httpx
 from aiohttp import web
 
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.settings import Settings
+from bot.store.memory import Memory
 from retrieval.config import IndexConfig
 from retrieval.startup import open_retriever
 

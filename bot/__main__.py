@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bot.llm.factory import LLMConfigError
-from bot.transcription import TranscriberConfigError
+from bot.voice.transcription import TranscriberConfigError
 from corpus.loaders.errors import CorpusError
 from retrieval.embedders import EmbedderError
 from retrieval.startup import IndexNotReady

@@ -21,25 +21,24 @@ from dataclasses import replace
 from functools import partial
 from typing import Protocol, TypeVar
 
-from bot import buttons, commands
+from bot import buttons, commands, messages
 from bot.buttons import CardButton, CareButton, EraseButton, SourcesButton
 from bot.care.team import CareTeam, Team, asks_for_a_person
-from bot.channels import messages
 from bot.delivery import DeliveryError, DeliveryPolicy
-from bot.devotional import Devotional
-from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound, InboundKind
-from bot.leases import replica_name
+from bot.devotional.commands import Devotional
 from bot.logs import message_id
-from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.outage import StorageUnavailable
 from bot.outgoing import Answer, ButtonAnswer, EraseConfirm, Help, Notice, Outgoing, Relay, Sources
-from bot.pastor import Pastor
+from bot.pastor.pipeline import Pastor
 from bot.ratelimit import ChatRateLimit
 from bot.safety.country import country_of
+from bot.store.inbox import ANSWERED, RECEIVED, Entry, Inbound, InboundKind
+from bot.store.leases import replica_name
+from bot.store.memory import Memory
+from bot.store.outage import StorageUnavailable
 from bot.supervisor import Supervisor
-from bot.transcription import Audio
-from bot.voice import VoiceNotes
+from bot.voice.notes import VoiceNotes
+from bot.voice.transcription import Audio
 
 log = logging.getLogger("pastor.conversation")
 

@@ -6,7 +6,7 @@ import time
 from datetime import datetime
 
 from bot.llm.base import LLMError
-from bot.transcription import TranscriptionError
+from bot.voice.transcription import TranscriptionError
 from retrieval.status import index_status
 
 

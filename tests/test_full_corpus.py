@@ -156,9 +156,9 @@ SUBMISSION = re.compile(r"sujeit|submiss|obedec|vara|castig", re.IGNORECASE)
 
 @pytest.fixture(scope="module")
 def crisis_pastor(full, tmp_path_factory):
-    from bot.memory import Memory
-    from bot.pastor import Pastor, PastorConfig
+    from bot.pastor.pipeline import Pastor, PastorConfig
     from bot.safety.screening import semantic_screener
+    from bot.store.memory import Memory
 
     data = tmp_path_factory.mktemp("crisis-pastor")
 

@@ -7,8 +7,8 @@ import csv
 
 import pytest
 
+from bot.pastor.smalltalk import SmallTalk
 from bot.reply import ANSWERED
-from bot.smalltalk import SmallTalk
 from bot.texts import NO_EVIDENCE
 from corpus.bible import load
 from retrieval.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank

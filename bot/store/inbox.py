@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.storage import Database
+from bot.store.database import Database
 
 RECEIVED, ANSWERED, DELIVERED, FAILED = "received", "answered", "delivered", "failed"
 PENDING = (RECEIVED, ANSWERED)
@@ -62,7 +62,7 @@ class Entry:
 
 
 class Inbox:
-    """Rows of the ``inbox`` table (see ``bot.migrations``). Takes its database; thread-safe."""
+    """Rows of the ``inbox`` table (see ``bot.store.migrations``). Takes its database; thread-safe."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db, self.clock = db, clock

@@ -12,9 +12,9 @@ import logging
 import time
 from collections.abc import Callable
 
-from bot.daily import VerseOfTheDay
-from bot.inbox import Inbound, InboundKind
-from bot.subscriptions import Subscriptions
+from bot.devotional.verses import VerseOfTheDay
+from bot.store.inbox import Inbound, InboundKind
+from bot.store.subscriptions import Subscriptions
 from bot.supervisor import Supervisor
 
 log = logging.getLogger("pastor.daily")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from corpus.text import fold, normalize
 
-SMALLTALK_FILE = Path(__file__).resolve().parent / "data" / "smalltalk.toml"
+SMALLTALK_FILE = Path(__file__).resolve().parent.parent / "data" / "smalltalk.toml"
 DEFAULT = "cumprimento"
 MAX_WORDS = 12
 

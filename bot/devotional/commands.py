@@ -5,15 +5,14 @@ from __future__ import annotations
 import logging
 from datetime import date
 
-from bot import commands
+from bot import commands, messages
 from bot.buttons import CardButton
 from bot.card import MAX_CHARS, Card
-from bot.channels import messages
-from bot.daily import DailyWord, VerseOfTheDay, passage_label
-from bot.inbox import Inbound
-from bot.memory import Memory
+from bot.devotional.verses import DailyWord, VerseOfTheDay, passage_label
 from bot.outgoing import DailyVerse, Notice, Outgoing, VerseCard
-from bot.subscriptions import parse_time
+from bot.store.inbox import Inbound
+from bot.store.memory import Memory
+from bot.store.subscriptions import parse_time
 from corpus.bible import Bible
 from corpus.references import parse_reference, verses_of
 

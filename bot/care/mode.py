@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.storage import Database
+from bot.store.database import Database
 
 
 @dataclass(frozen=True)

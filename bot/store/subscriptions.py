@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from bot.storage import Database
+from bot.store.database import Database
 
 _TIME = re.compile(r"^\s*(\d{1,2})\s*(?:[:h.]\s*(\d{2})?)?\s*(?:h|hs|horas?)?\s*$", re.IGNORECASE)
 
@@ -36,7 +36,7 @@ class Subscription:
 
 
 class Subscriptions:
-    """Rows of ``subscriptions`` (see ``bot.migrations``). Takes its database; thread-safe."""
+    """Rows of ``subscriptions`` (see ``bot.store.migrations``). Takes its database; thread-safe."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db, self.clock = db, clock

@@ -25,7 +25,7 @@ MODEL_VERSION = 2  # part of the cache key: bump when training or features chang
 MAX_FALSE_ALARMS = 0.04  # share of the bank's safe sentences (held-out folds) allowed over the threshold
 C = 8.0  # inverse regularisation (README: "Guarda das respostas")
 WORD_WEIGHT = 1.0  # the word n-grams' block (1-2 words) beside the character n-grams: 0.76 -> 0.79 recall, bank folds
-EXEMPLARS_FILE = Path(__file__).resolve().parent / "data" / "guard" / "exemplars.jsonl"
+EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "guard" / "exemplars.jsonl"
 CACHE_SIZE = 4096  # sentences whose verdict is kept: a streamed answer is checked again at every paragraph
 
 Embed = Callable[[Sequence[str]], np.ndarray]

@@ -14,7 +14,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from bot.reply import Source
-from bot.subscriptions import Subscriptions
+from bot.store.subscriptions import Subscriptions
 from corpus.bible import Bible
 from corpus.references import Reference, parse_reference, verses_of
 from corpus.verse import Verse
@@ -22,7 +22,7 @@ from retrieval.retriever import label
 
 log = logging.getLogger("pastor.daily")
 
-DATA = Path(__file__).resolve().parent / "data" / "daily_verses.toml"
+DATA = Path(__file__).resolve().parent.parent / "data" / "daily_verses.toml"
 MAX_CHARS = 400  # a passage short enough for a notification and a card
 MIN_CHARS = 40  # shorter verses are mostly fragments of a sentence
 TOPIC_VERSES = 120  # best-voted verses of the loaded topics added to the curated list

@@ -6,7 +6,7 @@ subset both engines speak: `?` placeholders, `insert ... on conflict ... do noth
 read before the call returns, so a result never holds a connection.
 
 A database that stops answering raises `StorageUnavailable` quickly (short connect and statement
-timeouts), and then at once for every call until a probe finds it back (`bot.outage.Outage`).
+timeouts), and then at once for every call until a probe finds it back (`bot.store.outage.Outage`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import TypeVar
 
 import sqlite_utils
 
-from bot.outage import Outage, StorageError, StorageUnavailable
+from bot.store.outage import Outage, StorageError, StorageUnavailable
 from retrieval.shared import redact
 
 __all__ = ["Database", "PostgresDatabase", "Result", "SQLiteDatabase", "StorageError", "StorageUnavailable",

@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
-from bot.storage import Database, StorageUnavailable
+from bot.store.database import Database, StorageUnavailable
 from bot.supervisor import Supervisor
 
 log = logging.getLogger("pastor.leases")

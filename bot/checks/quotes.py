@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from bot.spans import apply_edits, sentence_span, words
+from bot.checks.spans import apply_edits, sentence_span, words
 from corpus.bible import Bible
 from corpus.references import Reference, find_references, verses_of
 from corpus.text import fold

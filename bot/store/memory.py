@@ -1,4 +1,4 @@
-"""Conversation memory (SQLite or PostgreSQL, see bot.storage): windows, last sources, and the inbox of messages."""
+"""Conversation memory (SQLite or PostgreSQL, see bot.store.database): windows, last sources, the inbox of messages."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.care.cases import Cases
-from bot.care_mode import CareMode
-from bot.inbox import DEDUPE_SECONDS, Inbox
-from bot.leases import Leases
-from bot.migrations import MIGRATIONS
+from bot.care.mode import CareMode
 from bot.reply import Source
-from bot.storage import Database, SQLiteDatabase, open_database
-from bot.subscriptions import Subscriptions
+from bot.store.database import Database, SQLiteDatabase, open_database
+from bot.store.inbox import DEDUPE_SECONDS, Inbox
+from bot.store.leases import Leases
+from bot.store.migrations import MIGRATIONS
+from bot.store.subscriptions import Subscriptions
 
 WINDOW_EXCHANGES = 10
 
@@ -29,7 +29,7 @@ class Turn:
 
 
 class Memory:
-    """Everything stored per chat. Takes its database (bot.storage); safe to share between threads."""
+    """Everything stored per chat. Takes its database (bot.store.database); safe to share between threads."""
 
     def __init__(self, db: Database, clock: Callable[[], float] = time.time):
         self.db = db

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.storage import Database
+from bot.store.database import Database
 
 Migration = Callable[[Database], None]
 MIGRATIONS: list[tuple[str, Migration]] = []

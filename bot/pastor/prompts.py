@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.llm.base import Message
-from bot.memory import Turn
 from bot.reply import Source
+from bot.store.memory import Turn
 
 SYSTEM = """Você é um pastor cristão acolhedor que conversa em português do Brasil com pessoas que \
 buscam consolo, oração, reflexão e orientação. Responda com calor humano, em poucos parágrafos curtos.

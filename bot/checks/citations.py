@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from bot import texts
-from bot.spans import apply_edits, sentence_span
+from bot.checks.spans import apply_edits, sentence_span
 from corpus.bible import Bible
 from corpus.references import Reference, exists, find_references, verses_of
 

@@ -7,9 +7,9 @@ import re
 from collections.abc import Awaitable, Callable
 
 from bot.llm.base import Completion, LLMError, Message
-from bot.memory import Turn
-from bot.passages import asked_which
-from bot.prompts import rewrite_messages
+from bot.pastor.passages import asked_which
+from bot.pastor.prompts import rewrite_messages
+from bot.store.memory import Turn
 from corpus.references import find_references
 from corpus.text import fold
 from retrieval.chat import normalize_chat

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from bot.spans import apply_edits, sentence_span, sentences
-from bot.spelled import Spelled, spelled_numbers
+from bot.checks.spans import apply_edits, sentence_span, sentences
+from bot.checks.spelled import Spelled, spelled_numbers
 from corpus.text import fold
 
-Judge = Callable[[Sequence[str]], list[str | None]]  # bot.guard_model.SentenceJudge
+Judge = Callable[[Sequence[str]], list[str | None]]  # bot.checks.guard_model.SentenceJudge
 MIN_JUDGED_WORDS = 3  # shorter sentences ("Amém.", "Deus te ama.") are not read by meaning
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")

@@ -9,24 +9,25 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import partial
 
-from bot import passages, texts
-from bot.care_mode import CareState
-from bot.checks import AnswerRules, check_answer
+from bot import texts
+from bot.care.mode import CareState
+from bot.checks.answer import AnswerRules, check_answer
+from bot.checks.guard import Judge
 from bot.cpu import on_cpu
-from bot.followup import choice, is_followup, standalone
-from bot.guard import Judge
 from bot.llm.base import CallStats, Completion, LLMError, LLMProvider
-from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.progress import ParagraphProgress, Show
-from bot.prompts import answer_messages, reflection_messages
-from bot.proposals import proposed_sources
+from bot.pastor import passages
+from bot.pastor.followup import choice, is_followup, standalone
+from bot.pastor.progress import ParagraphProgress, Show
+from bot.pastor.prompts import answer_messages, reflection_messages
+from bot.pastor.proposals import proposed_sources
+from bot.pastor.smalltalk import SmallTalk
+from bot.pastor.verse_choice import chosen_first
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
 from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
-from bot.smalltalk import SmallTalk
-from bot.verse_choice import chosen_first
+from bot.store.memory import Memory
 from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult, Status
@@ -64,7 +65,7 @@ class Pastor:
         self.config = config
         self.metrics = metrics or Metrics()
         self.screener = screener or Screener()  # without a model: the precise layer alone
-        self.judge = judge  # reads the answer's sentences by meaning (bot.guard_model); None: the patterns alone
+        self.judge = judge  # reads the answer's sentences by meaning (bot.checks.guard_model); None: the patterns alone
         care = CrisisCare(church_contacts=config.crisis_contacts, church_only=config.crisis_contacts_replace,
                           default_country=config.crisis_country)
         self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)

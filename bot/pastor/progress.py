@@ -6,7 +6,7 @@ import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from bot.checks import AnswerRules, balanced, check_answer
+from bot.checks.answer import AnswerRules, balanced, check_answer
 from bot.cpu import on_cpu
 
 Show = Callable[[str], Awaitable[None]]  # a channel's way to show validated text (a Telegram draft)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bot.quotes import MAX_REPLACEMENT, QUOTE, QuoteCheck
-from bot.spans import apply_edits, sentence_span
+from bot.checks.quotes import MAX_REPLACEMENT, QUOTE, QuoteCheck
+from bot.checks.spans import apply_edits, sentence_span
 from corpus.bible import Bible
 from corpus.references import Reference, find_references, verses_of
 from corpus.text import fold

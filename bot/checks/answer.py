@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot import texts
-from bot.citations import validate
-from bot.claims import check_claims
-from bot.guard import Judge, guard, official_contacts
-from bot.quotes import MIN_WORDS, QUOTE, align, check_quotes
-from bot.spans import words
+from bot.checks.citations import validate
+from bot.checks.claims import check_claims
+from bot.checks.guard import Judge, guard, official_contacts
+from bot.checks.quotes import MIN_WORDS, QUOTE, align, check_quotes
+from bot.checks.spans import words
 from corpus.bible import Bible
 from corpus.references import Reference, find_references, verses_of
 
@@ -23,7 +23,7 @@ class AnswerRules:
     message: str = ""  # the person's words: quoting them back is fine
     allowed_contacts: str = ""  # CRISIS_CONTACTS: the only numbers, links and addresses allowed
     referral: str = texts.MEDICAL  # in place of a treatment directive ("" when the answer already opens with it)
-    judge: Judge | None = None  # reads sentences by meaning (bot.guard_model); None: the patterns alone
+    judge: Judge | None = None  # reads sentences by meaning (bot.checks.guard_model); None: the patterns alone
 
 
 @dataclass

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from bot.channels import messages
+from bot import messages
 from bot.metrics import Metrics
-from bot.transcription import Audio, Transcriber, TranscriptionError, duration
+from bot.voice.transcription import Audio, Transcriber, TranscriptionError, duration
 from corpus.text import fold
 
 log = logging.getLogger("pastor.voice")
