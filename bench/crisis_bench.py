@@ -24,7 +24,7 @@ from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.safety.screening import Screener, semantic_screener
 from bot.settings import Settings
 from bot.store.memory import Memory
-from retrieval.config import IndexConfig
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"

@@ -24,7 +24,7 @@ from bot.llm.ollama import OllamaProvider
 from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.settings import Settings
 from bot.store.memory import Memory
-from retrieval.config import IndexConfig
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

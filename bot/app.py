@@ -26,8 +26,8 @@ from bot.supervisor import Supervisor
 from bot.voice.notes import VoiceNotes
 from bot.voice.transcription import create_transcriber
 from corpus.editions import edition_for
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.retriever import Retriever
 from retrieval.startup import IndexNotReady, open_retriever, stage
 

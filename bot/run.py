@@ -29,10 +29,10 @@ from bot.store.leases import Leader
 from bot.store.memory import Memory
 from bot.voice.transcription import TranscriberConfigError
 from corpus.editions import edition_for
-from retrieval.config import IndexConfig
-from retrieval.people import CREDIT as PEOPLE_CREDIT
+from retrieval.index.config import IndexConfig
+from retrieval.knowledge.people import CREDIT as PEOPLE_CREDIT
 from retrieval.startup import stage
-from retrieval.topics import ATTRIBUTION
+from retrieval.understand.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
 

@@ -11,25 +11,34 @@ from corpus.bible import Bible
 from corpus.canon import BY_CODE
 from corpus.references import exists, find_references, verses_of
 from corpus.verse import Verse
-from retrieval import documents
 from retrieval.cache import TTLCache
-from retrieval.embedders import Embedder
 from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
 from retrieval.fusion import rrf
-from retrieval.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, TEACHING, Intent, IntentModel, embedding_text
-from retrieval.knowledge import Knowledge
-from retrieval.lexical import STOPWORDS, LexicalIndex
-from retrieval.manifest import Manifest
-from retrieval.message import asks_for_teaching
-from retrieval.passages import words_of
-from retrieval.pastoral import NeedRanking, PastoralReader
-from retrieval.query import BOOK_TALK, QueryPlan, plan_query
+from retrieval.index import documents
+from retrieval.index.embedders import Embedder
+from retrieval.index.lexical import STOPWORDS, LexicalIndex
+from retrieval.index.manifest import Manifest
+from retrieval.index.store import VectorStore
+from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.questions import Knowledge
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, Hit, SearchResult
-from retrieval.scope import Scope
-from retrieval.store import VectorStore
-from retrieval.thesaurus import Thesaurus
-from retrieval.tone import ToneLabels
-from retrieval.topics import TopicIndex
+from retrieval.understand.intent import (
+    KNOWLEDGE,
+    OFFTOPIC,
+    QUOTATION,
+    SITUATION,
+    TEACHING,
+    Intent,
+    IntentModel,
+    embedding_text,
+)
+from retrieval.understand.message import asks_for_teaching
+from retrieval.understand.pastoral import NeedRanking, PastoralReader
+from retrieval.understand.query import BOOK_TALK, QueryPlan, plan_query
+from retrieval.understand.scope import Scope
+from retrieval.understand.thesaurus import Thesaurus
+from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
@@ -47,7 +56,7 @@ class RetrievalParams:
     need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
     care_words_weight: float = 0.5  # in care, the message's words only refine what the need brought
     need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
-    memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness_memory.py)
+    memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness/memory.py)
     memory_candidates: int = 30
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
@@ -78,7 +87,7 @@ class Retriever:
         self.tones = tones
         self.intents = intents
         self.knowledge = knowledge or Knowledge()
-        self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness.py), if trained
+        self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness/ranker.py), if trained
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
@@ -270,7 +279,7 @@ class Retriever:
 
     def _server_fused(self, plan: QueryPlan) -> list[int]:
         """Dense plus sparse BM25, fused by the store: the question's stems, then equivalents and concepts."""
-        from retrieval import sparse
+        from retrieval.index import sparse
 
         stem = self.lexical.analyzer.stemmer
         weights: dict[str, float] = {}
@@ -320,7 +329,7 @@ class Retriever:
                 unfit: frozenset[int] = frozenset()) -> tuple[list[Hit], list[Hit]]:
         """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot.
 
-        With the harm guard on, a verse of a harsh tone (tone.py) that the pastoral map did not choose
+        With the harm guard on, a verse of a harsh tone (understand/tone.py) that the pastoral map did not choose
         is set aside: it neither takes a slot nor joins a passage. A tone the question names in its own
         words (``asked``) is not set aside. A verse the harm model finds unfit for this reader (``unfit``)
         is set aside too, whoever chose it.

@@ -97,14 +97,14 @@ MINI_VERSES = sum(len(v) for v in MINI_BIBLE.values())
 @pytest.fixture(scope="session")
 def use_embedder():
     """The real default embedder, loaded once (about two seconds)."""
-    from retrieval.embedders import UseM3Embedder
+    from retrieval.index.embedders import UseM3Embedder
 
     return UseM3Embedder()
 
 
 @pytest.fixture()
 def mini_config(tmp_path):
-    from retrieval.config import IndexConfig
+    from retrieval.index.config import IndexConfig
 
     corpus = tmp_path / "mini.usfx.xml"
     corpus.write_text(mini_usfx(), encoding="utf-8")
@@ -179,8 +179,8 @@ def intent_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def mini_index(tmp_path_factory, use_embedder):
     """The made-up Bible, indexed once for the pipeline tests (no topical data: it names real verses)."""
-    from retrieval.builder import build_index
-    from retrieval.config import IndexConfig
+    from retrieval.index.builder import build_index
+    from retrieval.index.config import IndexConfig
 
     root = tmp_path_factory.mktemp("mini-index")
     corpus = root / "mini.usfx.xml"

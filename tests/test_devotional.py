@@ -23,8 +23,8 @@ from bot.store.subscriptions import parse_time
 from bot.supervisor import Supervisor
 from corpus.bible import Bible
 from corpus.verse import Verse
-from retrieval.tone import ToneLabels
-from retrieval.topics import TopicIndex
+from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topics import TopicIndex
 from tests.conftest import MINI_BIBLE, TRANSLATION, deliver, started, stopped
 from tests.fakes.model import FakeModel
 from tests.fakes.whatsapp import whatsapp_delivery

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
 from retrieval.evaluation import evaluate, evaluate_situations, load_items, merge_grades
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 from tests.conftest import BLIVRE, ROOT, SHARED
 

@@ -13,8 +13,8 @@ import pytest
 
 from bot.store.leases import Leader
 from bot.store.memory import Memory
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.startup import IndexNotReady, open_retriever
 from tests.conftest import MINI_VERSES
 from tests.fakes.whatsapp import whatsapp_delivery

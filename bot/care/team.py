@@ -28,7 +28,7 @@ from bot.safety.country import country_of
 from bot.store.inbox import Inbound, InboundKind
 from bot.store.memory import Memory
 from corpus.text import fold
-from retrieval.chat import normalize_chat
+from retrieval.understand.chat import normalize_chat
 
 log = logging.getLogger("pastor.care")
 

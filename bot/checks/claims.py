@@ -34,7 +34,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 @cache
 def _analyzer():
-    from retrieval.lexical import analyzer
+    from retrieval.index.lexical import analyzer
 
     return analyzer("snowball-pt")
 

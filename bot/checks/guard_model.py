@@ -14,8 +14,8 @@ from threading import Lock
 
 import numpy as np
 
-from retrieval.intent import embedding_text
-from retrieval.textmodel import LinearTextModel, fit, read_bank
+from retrieval.understand.intent import embedding_text
+from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 
 log = logging.getLogger("pastor.guard")
 

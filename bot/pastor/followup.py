@@ -12,8 +12,8 @@ from bot.pastor.prompts import rewrite_messages
 from bot.store.memory import Turn
 from corpus.references import find_references
 from corpus.text import fold
-from retrieval.chat import normalize_chat
-from retrieval.scope import detect_scope
+from retrieval.understand.chat import normalize_chat
+from retrieval.understand.scope import detect_scope
 
 log = logging.getLogger("pastor.followup")
 

@@ -32,7 +32,7 @@ from corpus.canon import BY_CODE
 from corpus.references import Reference, find_references, verses_of
 from retrieval.results import SearchResult, Status
 from retrieval.retriever import Retriever, label
-from retrieval.scope import detect_scope
+from retrieval.understand.scope import detect_scope
 
 log = logging.getLogger("pastor")
 

@@ -26,7 +26,7 @@ from typing import TypeVar
 import sqlite_utils
 
 from bot.store.outage import Outage, StorageError, StorageUnavailable
-from retrieval.shared import redact
+from retrieval.index.shared import redact
 
 __all__ = ["Database", "PostgresDatabase", "Result", "SQLiteDatabase", "StorageError", "StorageUnavailable",
            "open_database"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 
-from retrieval.manifest import IndexCorrupt, Manifest
+from retrieval.index.manifest import IndexCorrupt, Manifest
 
 
 class SharedIndexError(RuntimeError):

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from corpus.bible import Bible
 from corpus.text import fold, normalize
-from retrieval.topics import _positions
+from retrieval.understand.topics import _positions
 
-DATA = Path(__file__).resolve().parent / "data" / "tones.toml"
+DATA = Path(__file__).resolve().parent.parent / "data" / "tones.toml"
 MIN_VOTES = 10  # a harsh topic labels a verse only with this many votes...
 MIN_SHARE = 0.3  # ... and at least this share of the verse's best-voted topic
 LABELS_VERSION = 2  # part of the cache key: bump when the way patterns match changes

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GRADES = (-1, 0, 1, 2)
-DATA = Path(__file__).resolve().parent / "data" / "aptness"
+DATA = Path(__file__).resolve().parent.parent / "data" / "aptness"
 
 
 class GradesError(ValueError):

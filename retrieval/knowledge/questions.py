@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 
 from corpus.references import verses_of
-from retrieval.intent import KNOWLEDGE, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
-from retrieval.lexical import STOPWORDS
-from retrieval.passages import NamedPassages, words_of
-from retrieval.people import PeopleIndex
+from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.passages import NamedPassages, words_of
+from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import OK, REFERENCE, SearchResult
+from retrieval.understand.intent import KNOWLEDGE, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
 
 MAX_PASSAGE_VERSES = 200
 SMALLTALK_CONFIDENCE = 0.5

@@ -12,7 +12,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_PORTUGUESE
 
 from corpus.text import fold, normalize
-from retrieval.stemmers import STEMMERS, WordStemmer
+from retrieval.index.stemmers import STEMMERS, WordStemmer
 
 _WORD = re.compile(r"[^\W\d_]+")
 STOPWORDS = frozenset(fold(w) for w in STOPWORDS_PORTUGUESE) | frozenset(

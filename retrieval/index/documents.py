@@ -11,7 +11,7 @@ import numpy as np
 
 from corpus.bible import Bible
 from corpus.canon import BY_CODE
-from retrieval.embedders import Embedder, embed_in_batches
+from retrieval.index.embedders import Embedder, embed_in_batches
 
 _NAMESPACE = uuid.UUID("6f1d3c52-9a0e-5b7f-8c21-5a7e0b9d4c11")
 

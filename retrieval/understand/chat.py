@@ -8,7 +8,7 @@ from pathlib import Path
 from corpus.datafiles import DataFileError, line_of, read_pairs, where
 from corpus.text import normalize
 
-SHORTHAND_FILE = Path(__file__).resolve().parent / "data" / "chat_shorthand.txt"
+SHORTHAND_FILE = Path(__file__).resolve().parent.parent / "data" / "chat_shorthand.txt"
 
 
 def load_shorthand(path: Path = SHORTHAND_FILE) -> dict[str, str]:

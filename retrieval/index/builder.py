@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus.bible import Bible, load, sha256_of
-from retrieval import documents
-from retrieval.config import IndexConfig
-from retrieval.embedders import Embedder, create_embedder
-from retrieval.hnsw_files import ensure_searchable
-from retrieval.lexical import LexicalIndex, analyzer
-from retrieval.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
-from retrieval.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients, probe
+from retrieval.index import documents
+from retrieval.index.config import IndexConfig
+from retrieval.index.embedders import Embedder, create_embedder
+from retrieval.index.hnsw_files import ensure_searchable
+from retrieval.index.lexical import LexicalIndex, analyzer
+from retrieval.index.manifest import COMPLETE, IndexCorrupt, Manifest, read_manifest, write_json_atomic, write_manifest
+from retrieval.index.store import HNSW, ChromaStore, VectorStore, chroma_client, forget_chroma_clients, probe
 
 COLLECTION = "verses"
 Log = Callable[[str], None]
@@ -68,7 +68,7 @@ def build_lock(index_dir: Path):
 def open_store(config: IndexConfig) -> VectorStore:
     """The configured store: Qdrant when QDRANT_URL is set, else Chroma (embedded or server)."""
     if config.qdrant_url:
-        from retrieval.qdrant_store import QdrantStore, qdrant_client
+        from retrieval.index.qdrant_store import QdrantStore, qdrant_client
 
         return QdrantStore(qdrant_client(config.qdrant_url, config.index_dir / "qdrant"), COLLECTION,
                            config.store_location)
@@ -307,7 +307,7 @@ class _SparseDocuments:
     """BM25 sparse vectors of the isolated verses, for stores that fuse server-side."""
 
     def __init__(self, bible: Bible, stemmer: str):
-        from retrieval import sparse
+        from retrieval.index import sparse
 
         self._sparse = sparse
         analyze = analyzer(stemmer)

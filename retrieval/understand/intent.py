@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 
 from corpus.text import fold
-from retrieval.chat import normalize_chat
-from retrieval.textmodel import LinearTextModel, fit, read_bank
+from retrieval.understand.chat import normalize_chat
+from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 
 log = logging.getLogger(__name__)
 
 SMALLTALK, KNOWLEDGE, TEACHING = "smalltalk", "knowledge", "teaching"
 SITUATION, QUOTATION, OFFTOPIC = "situation", "quotation", "offtopic"
 INTENTS = (SMALLTALK, KNOWLEDGE, TEACHING, SITUATION, QUOTATION, OFFTOPIC)
-INTENTS_FILE = Path(__file__).resolve().parent / "data" / "intents.jsonl"
+INTENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "intents.jsonl"
 MODEL_VERSION = 1  # part of the cache key: bump when training or features change
 C = 8.0
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.embedders import EmbedderIdentity
-from retrieval.store import DenseMatch, StoreError
+from retrieval.index.embedders import EmbedderIdentity
+from retrieval.index.store import DenseMatch, StoreError
 
 DENSE, SPARSE = "dense", "bm25"
 META_COLLECTION = "pastor_meta"

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 
 from corpus.text import fold
-from retrieval.chat import normalize_chat
-from retrieval.lexical import STOPWORDS
-from retrieval.scope import Scope, detect_scope
-from retrieval.thesaurus import Concept, Equivalences, Thesaurus
+from retrieval.index.lexical import STOPWORDS
+from retrieval.understand.chat import normalize_chat
+from retrieval.understand.scope import Scope, detect_scope
+from retrieval.understand.thesaurus import Concept, Equivalences, Thesaurus
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
-from retrieval.homonyms import describe, listed_together, prominent, written_after
-from retrieval.passages import MIN_TYPO_LENGTH, one_edit
+from retrieval.knowledge.homonyms import describe, listed_together, prominent, written_after
+from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from corpus.canon import BY_CODE
-from retrieval.aptness_memory import MEMORY_FEATURES, GradeMemory, VerseVectors
+from retrieval.aptness.memory import MEMORY_FEATURES, GradeMemory, VerseVectors
 
-MODEL_FILE = Path(__file__).resolve().parent / "data" / "aptness" / "model.json"
+MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "aptness" / "model.json"
 CANDIDATES = 30  # fused candidates the ranker orders; the rest keep their fused order after them
 CHANNELS = ("need", "topical", "lexical", "dense", "memory")
 GROUPS = ("Lei", "Históricos", "Poéticos", "Profetas Maiores", "Profetas Menores", "Evangelhos", "Atos",
@@ -194,8 +194,8 @@ def blended(score: np.ndarray, search_weight: float, k: float = 10.0) -> np.ndar
 def open_ranker(bible, embedder, thesaurus, topics, tones, index_dir: Path, cache_dir: Path,
                 model_path: Path = MODEL_FILE) -> AptnessRanker:
     """The ranker as trained, over this index; AptnessModelError says why it cannot serve this index."""
-    from retrieval.aptness_data import grade_files, load_all, position_of
-    from retrieval.query import plan_query
+    from retrieval.aptness.grades import grade_files, load_all, position_of
+    from retrieval.understand.query import plan_query
 
     model = AptnessModel.load(model_path)
     trained_for = json.loads(Path(model_path).read_text(encoding="utf-8")).get("embedder", "")

@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from retrieval.aptness import (
+from retrieval.aptness.grades import GradedPair, position_of
+from retrieval.aptness.memory import GradeMemory, VerseVectors
+from retrieval.aptness.ranker import (
     CANDIDATES,
     FEATURES,
     HARM_FEATURES,
@@ -23,9 +25,7 @@ from retrieval.aptness import (
     LinearModel,
     blended,
 )
-from retrieval.aptness_data import GradedPair, position_of
-from retrieval.aptness_memory import GradeMemory, VerseVectors
-from retrieval.query import plan_query
+from retrieval.understand.query import plan_query
 
 FOLDS = 5
 C_APT, C_HARM = 0.5, 0.3

@@ -14,8 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from retrieval.manifest import write_json_atomic
-from retrieval.store import StoreError
+from retrieval.index.manifest import write_json_atomic
+from retrieval.index.store import StoreError
 
 CHILD_TIMEOUT = 300  # seconds; the full corpus takes about 2 s on 2 cores
 
@@ -43,7 +43,7 @@ def ensure_searchable(chroma_dir: Path, collection: str, dimension: int, record:
     if not files or _proven(record) == files:
         return  # no HNSW files yet (small collections live in SQLite), or the very bytes proven before
     try:
-        command = [sys.executable, "-m", "retrieval.hnsw_files", str(chroma_dir), collection, str(dimension)]
+        command = [sys.executable, "-m", "retrieval.index.hnsw_files", str(chroma_dir), collection, str(dimension)]
         child = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT, check=False)
     except subprocess.TimeoutExpired as error:
         raise StoreError(f"o repositório de vetores em {chroma_dir} não respondeu a uma busca de teste em "
@@ -67,7 +67,7 @@ def _proven(record: Path) -> dict | None:
 
 def _child(chroma_dir: str, collection: str, dimension: str) -> int:
     """Open the collection and search it; print the reason and return 1 when it cannot."""
-    from retrieval.store import ChromaStore, chroma_client, probe
+    from retrieval.index.store import ChromaStore, chroma_client, probe
 
     try:
         probe(ChromaStore(chroma_client(path=Path(chroma_dir)), collection, chroma_dir), int(dimension))

@@ -8,8 +8,8 @@ import logging
 import os
 from pathlib import Path
 
-from retrieval import homonyms, people
-from retrieval.people import Event, PeopleIndex, Person
+from retrieval.knowledge import homonyms, people
+from retrieval.knowledge.people import Event, PeopleIndex, Person
 
 log = logging.getLogger("pastor.people")
 FILES = ("People.csv", "Events.csv")

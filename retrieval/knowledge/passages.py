@@ -10,11 +10,11 @@ from pathlib import Path
 
 from corpus.references import Reference, exists, parse_reference
 from corpus.text import fold
-from retrieval.lexical import STOPWORDS
+from retrieval.index.lexical import STOPWORDS
 
 log = logging.getLogger(__name__)
 
-PASSAGES_FILE = Path(__file__).resolve().parent / "data" / "passages.toml"
+PASSAGES_FILE = Path(__file__).resolve().parent.parent / "data" / "passages.toml"
 _NON_WORD = re.compile(r"[^\w]+")
 _NUMBERS = dict(zip("1 2 3 4 5 7 10 12".split(), "um dois tres quatro cinco sete dez doze".split()))
 

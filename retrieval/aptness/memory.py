@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.aptness_data import GradedPair
+from retrieval.aptness.grades import GradedPair
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ class VerseVectors:
 
     @classmethod
     def from_cache(cls, texts: Sequence[str], cache_path: Path) -> VerseVectors:
-        from retrieval.documents import text_key
+        from retrieval.index.documents import text_key
 
         with np.load(cache_path, allow_pickle=False) as data:
             row = {k: i for i, k in enumerate(data["keys"].tolist())}

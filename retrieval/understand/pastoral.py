@@ -12,10 +12,10 @@ import numpy as np
 from corpus.bible import Bible
 from corpus.references import find_references, verses_of
 from corpus.text import fold, normalize
-from retrieval.message import asks_for_task, says, tells_own_life
-from retrieval.tone import pattern_regex
+from retrieval.understand.message import asks_for_task, says, tells_own_life
+from retrieval.understand.tone import pattern_regex
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 TONES = ("aflicao", "direcao", "alegria")
 
 class PastoralMapError(ValueError):

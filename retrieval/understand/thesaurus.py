@@ -9,7 +9,7 @@ from pathlib import Path
 from corpus.text import fold, normalize
 
 _WORD = re.compile(r"[^\W\d_]+")
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,8 @@ class IndexConfig:
         return remote and self.database_url.startswith(("postgresql://", "postgres://"))
 
     def shared_index(self):
-        """The shared manifest and build lock (retrieval.shared), or None for an index of this machine only."""
-        from retrieval.shared import SharedIndex
+        """The shared manifest and build lock (retrieval.index.shared), or None for an index of this machine only."""
+        from retrieval.index.shared import SharedIndex
 
         return SharedIndex(self.database_url, self.store_location) if self.shared else None
 

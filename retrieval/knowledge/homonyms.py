@@ -7,13 +7,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from retrieval.lexical import STOPWORDS
-from retrieval.passages import words_of
+from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.passages import words_of
 
 if TYPE_CHECKING:
-    from retrieval.people import Person
+    from retrieval.knowledge.people import Person
 
-KINSHIP_FILE = Path(__file__).resolve().parent / "data" / "kinship.toml"
+KINSHIP_FILE = Path(__file__).resolve().parent.parent / "data" / "kinship.toml"
 EVENT_WEIGHT = 3  # an event told of a person weighs as much as this many verses listing them
 MIN_WEIGHT = 8  # a homonym known by less (verses, events) is not one a person asks about
 MIN_SHARE = 0.1  # nor one with less of the name's weight

@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from retrieval.embedders import EmbedderIdentity
+from retrieval.index.embedders import EmbedderIdentity
 
 
 class StoreError(RuntimeError):
