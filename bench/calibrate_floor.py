@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot.settings import Settings
-from retrieval.config import IndexConfig
 from retrieval.evaluation import RANKED_KINDS, REJECT_KINDS, load_items, query_of
 from retrieval.evidence import EvidenceFloor
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.safety.screening import Screener, semantic_screener
 from bot.settings import Settings
-from retrieval.config import IndexConfig
+from bot.store.memory import Memory
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from bot.settings import Settings
-from retrieval import documents
-from retrieval.config import IndexConfig
 from retrieval.fusion import rrf
-from retrieval.lexical import LexicalIndex, analyzer
+from retrieval.index import documents
+from retrieval.index.config import IndexConfig
+from retrieval.index.lexical import LexicalIndex, analyzer
 from retrieval.startup import open_retriever
 
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dev.jsonl"
@@ -64,7 +64,7 @@ def evaluate_system(config: IndexConfig) -> None:
         if kind in RETRIEVAL_KINDS:
             per_kind[kind].append(rank_metrics(ranked, set(item["relevant"])))
             if kind == "scope":
-                from retrieval.scope import named
+                from retrieval.understand.scope import named
 
                 books = named(item["scope"]).books
                 other["scope_precision"].append(np.mean([h.split(".")[0] in books for h in ranked[:5]] or [0]))
@@ -85,7 +85,7 @@ def evaluate_system(config: IndexConfig) -> None:
 def evaluate_variants(config: IndexConfig) -> None:
     """Lexical stemmers and dense windows side by side, computed exactly in memory."""
     from corpus import load
-    from retrieval.embedders import create_embedder
+    from retrieval.index.embedders import create_embedder
 
     bible = load(config.corpus_path)
     items = [i for i in load_items() if i["kind"] in RETRIEVAL_KINDS]
@@ -100,7 +100,7 @@ def evaluate_variants(config: IndexConfig) -> None:
     lexical_runs = {}
     for stemmer in ("none", "snowball-pt", "rslp-lite"):
         if stemmer == "none":
-            from retrieval.lexical import Analyzer
+            from retrieval.index.lexical import Analyzer
 
             an = Analyzer(type("NoStem", (), {"name": "none", "__call__": lambda self, w: w})())
         else:

@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from retrieval.__main__ import _config, ready_retriever
-from retrieval.aptness_data import load_pairs
+from retrieval.aptness.grades import load_pairs
 from retrieval.evaluation import StockBaselines, load_items
-from retrieval.query import plan_query
+from retrieval.understand.query import plan_query
 
 
 def pool(retriever, stock, q: str, rng: random.Random, top: int, deep: int, dense: int,

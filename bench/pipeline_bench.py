@@ -21,10 +21,10 @@ import httpx
 from aiohttp import web
 
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.settings import Settings
-from retrieval.config import IndexConfig
+from bot.store.memory import Memory
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

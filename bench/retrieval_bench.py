@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from retrieval.config import IndexConfig
+from retrieval.index.config import IndexConfig
 mode, corpus, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 topics = Path(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
 people = corpus.parent.parent / "data" / "theographic"  # Bible people and places, beside the corpus in shared/
@@ -30,13 +30,13 @@ config = IndexConfig(corpus_path=corpus, data_dir=data, topics_path=topics,
                      people_path=people if people.exists() else None)
 out = {}
 if mode == "build":
-    from retrieval.builder import build_index
+    from retrieval.index.builder import build_index
     start = time.perf_counter()
     report = build_index(config)
     out["seconds"] = time.perf_counter() - start
     out["skipped"] = report.skipped
 else:
-    from retrieval.builder import build_index
+    from retrieval.index.builder import build_index
     from retrieval.startup import open_retriever
     start = time.perf_counter()
     report = build_index(config)  # what the bot does at startup: skips when nothing changed

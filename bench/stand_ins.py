@@ -10,7 +10,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.settings import Settings
-from retrieval.config import IndexConfig
+from retrieval.index.config import IndexConfig
 from retrieval.retriever import Retriever
 from retrieval.startup import open_retriever
 from tests.fakes.loopback import start_loopback

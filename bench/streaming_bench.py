@@ -27,8 +27,8 @@ from bench.stand_ins import stand_ins
 from bot.channels.telegram import TelegramChannel
 from bot.conversation import Conversation
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
+from bot.store.memory import Memory
 
 TOKENS_PER_SECOND = 12.0
 CHARS_PER_TOKEN = 4  # Portuguese text in a Qwen-sized vocabulary, roughly

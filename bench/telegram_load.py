@@ -27,9 +27,9 @@ from bench.stand_ins import stand_ins
 from bot.channels.telegram import TelegramChannel
 from bot.conversation import Conversation
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.ratelimit import ChatRateLimit
+from bot.store.memory import Memory
 
 CHATS, MESSAGES, LLM_SECONDS = 200, 5, 1.0
 

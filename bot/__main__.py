@@ -6,12 +6,12 @@ import argparse
 import sys
 
 from bot.llm.factory import LLMConfigError
-from bot.transcription import TranscriberConfigError
+from bot.voice.transcription import TranscriberConfigError
 from corpus.loaders.errors import CorpusError
-from retrieval.embedders import EmbedderError
+from retrieval.index.embedders import EmbedderError
+from retrieval.index.store import StoreError
 from retrieval.startup import IndexNotReady
-from retrieval.store import StoreError
-from retrieval.topics import TopicsError
+from retrieval.understand.topics import TopicsError
 
 
 def run_channels() -> int:

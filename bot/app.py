@@ -12,22 +12,22 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from bot.daily import DailyVerses, VerseOfTheDay
-from bot.daily_round import DailyRound
-from bot.guard_model import sentence_judge
-from bot.leases import replica_name
+from bot.checks.guard_model import sentence_judge
+from bot.devotional.round import DailyRound
+from bot.devotional.verses import DailyVerses, VerseOfTheDay
 from bot.llm.factory import create_provider, http_client
-from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.pastor import Pastor, PastorConfig
+from bot.pastor.pipeline import Pastor, PastorConfig
 from bot.safety.screening import semantic_screener
 from bot.settings import Settings
+from bot.store.leases import replica_name
+from bot.store.memory import Memory
 from bot.supervisor import Supervisor
-from bot.transcription import create_transcriber
-from bot.voice import VoiceNotes
+from bot.voice.notes import VoiceNotes
+from bot.voice.transcription import create_transcriber
 from corpus.editions import edition_for
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.retriever import Retriever
 from retrieval.startup import IndexNotReady, open_retriever, stage
 

@@ -7,11 +7,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot import messages
 from bot.care.cases import valid_code
-from bot.channels import messages
-from bot.inbox import Inbound
 from bot.outgoing import Help, Outgoing
-from bot.subscriptions import parse_time
+from bot.store.inbox import Inbound
+from bot.store.subscriptions import parse_time
 from corpus.references import parse_reference
 from corpus.text import fold
 

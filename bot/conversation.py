@@ -19,27 +19,25 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
-from bot import buttons, commands, cpu
-from bot.buttons import CardButton, CareButton, EraseButton, SourcesButton
-from bot.care.team import CareTeam, Team, asks_for_a_person
-from bot.channels import messages
+from bot import cpu, messages
+from bot.care.team import CareTeam, Team
+from bot.channel import Channel
 from bot.delivery import DeliveryError, DeliveryPolicy
-from bot.devotional import Devotional
-from bot.inbox import ANSWERED, RECEIVED, Entry, Inbound, InboundKind
-from bot.leases import replica_name
+from bot.devotional.commands import Devotional
 from bot.logs import message_id
-from bot.memory import Memory
 from bot.metrics import Metrics
-from bot.outage import StorageUnavailable
-from bot.outgoing import Answer, ButtonAnswer, EraseConfirm, Help, Notice, Outgoing, Relay, Sources
-from bot.pastor import Pastor
+from bot.outgoing import Answer, Notice
+from bot.pastor.pipeline import Pastor
 from bot.ratelimit import ChatRateLimit
-from bot.safety.country import country_of
+from bot.responses import Responses
+from bot.store.inbox import ANSWERED, RECEIVED, Entry, Inbound
+from bot.store.leases import replica_name
+from bot.store.memory import Memory
+from bot.store.outage import StorageUnavailable
 from bot.supervisor import Supervisor
-from bot.transcription import Audio
-from bot.voice import VoiceNotes
+from bot.voice.notes import VoiceNotes
 
 log = logging.getLogger("pastor.conversation")
 
@@ -47,32 +45,10 @@ CHAT_LEASE_SECONDS = 60.0  # a replica that dies holding a chat gives it up afte
 T = TypeVar("T")
 
 
-class Channel(Protocol):
-    """The seam every chat channel implements (Telegram, WhatsApp, the next one)."""
-
-    name: str
-    scheduled: bool  # can send what the person did not just ask for (the daily word)
-    command_style: str  # how a command is written to the person: "/{}" or "*{}*"
-
-    def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
-        """The wire calls (JSON-serialisable) that show ``outgoing`` to the person, in order."""
-
-    async def deliver(self, chat_id: str, part: dict) -> None:
-        """Make one wire call; raise `DeliveryError` (with ``retry_after`` or ``permanent``) when it fails."""
-
-    async def fetch_audio(self, inbound: Inbound) -> Audio:
-        """The voice note of a "voice" inbound, in memory; raise `AudioUnavailable` when it cannot be had."""
-
-    def typing(self, inbound: Inbound) -> contextlib.AbstractAsyncContextManager:
-        """Show that an answer is being prepared, for as long as the context lasts. The context yields
-        None, or an async ``show(text)`` through which validated text of the answer may be shown while
-        it forms (a Telegram draft); the answer itself is still rendered and delivered afterwards."""
-
-
 StatusText = Callable[[bool], Awaitable[str]]
 
 
-class Conversation:
+class Conversation(Responses):
     """Per-chat order, duplicate detection, rate limiting, the commands and the reply flow, for all channels."""
 
     def __init__(self, pastor: Pastor, memory: Memory, status_text: StatusText, attribution: str = "",
@@ -301,105 +277,3 @@ class Conversation:
                 self.metrics.storage_unavailable.labels("delivery").inc()
                 await self.memory.db.outage.wait_back(wait)
                 wait = min(wait * 2, 2.0)
-
-    # -- what to answer --------------------------------------------------------------------------
-    async def _respond(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        if inbound.kind == InboundKind.RELAY:  # to or from the care team, written when it was queued
-            return [Relay(inbound.text)]
-        if self.care.from_team(inbound):
-            command = commands.named(inbound.text) if inbound.kind == InboundKind.COMMAND else None
-            if command is not None and command.team_only:
-                return await command.handler(self, channel, inbound)
-            return await self._db(self.care.team_message, inbound)
-        match inbound.kind:
-            case InboundKind.COMMAND:
-                command = commands.named(inbound.text)
-                if command.team_only:  # outside the team's chat: the person's help
-                    return [Help()]
-                return await command.handler(self, channel, inbound)
-            case InboundKind.BUTTON:
-                return await self._db(self._button, inbound)
-            case InboundKind.DAILY:
-                return await self.devotional.scheduled(inbound) if self.devotional else []
-            case InboundKind.VOICE if self.voice is not None:
-                return await self._voice_note(channel, inbound)
-            case InboundKind.TEXT:
-                return await self._reply(channel, inbound, inbound.text)
-        return [Notice(messages.ONLY_TEXT)]
-
-    async def _reply(self, channel: Channel, inbound: Inbound, text: str) -> list[Outgoing]:
-        chat_id = inbound.chat_id
-        await self._db(self.care.forward, inbound, text)  # while the care team has this chat, it reads along
-        if asks_for_a_person(text):
-            return await self._db(self.care.request, inbound)
-        wait = self.rate_limit.wait_for(f"{inbound.channel}:{chat_id}")
-        if wait > 0:
-            await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
-            await self.sleep(wait)
-        async with channel.typing(inbound) as show:
-            reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
-        out = [Answer(reply.text, reply.status)] + await self._db(self.care.after_reply, inbound, reply)
-        return out + [Sources(tuple(reply.sources))] if reply.sources else out
-
-    async def _voice_note(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        """What was understood first, then the answer as for text; or a kind reply (nothing dropped)."""
-        async with channel.typing(inbound):
-            heard = await self.voice.hear(lambda: channel.fetch_audio(inbound), inbound.meta.get("seconds"))
-        if heard.notice:
-            return [Notice(heard.notice)]
-        return [Notice(messages.VOICE_HEARD.format(text=heard.text))] + \
-            await self._reply(channel, inbound, heard.text)
-
-    # -- the command handlers named in bot/commands.py ------------------------------------------------
-    async def welcome(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Notice(messages.welcome(self.attribution))]
-
-    async def last_sources(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return await self._db(self._sources, inbound.chat_id)
-
-    async def status(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Notice(await self.status_text(inbound.chat_id in self.admins))]
-
-    async def new_conversation(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        await self._db(self.memory.forget_window, inbound.chat_id)
-        return [Notice(messages.NEW_CONVERSATION)]
-
-    async def erase(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [EraseConfirm(messages.ERASE_CONFIRM)]
-
-    async def team_command(self, method: str, inbound: Inbound) -> list[Outgoing]:
-        """A care team command (``care.<method>``), in the database's threads."""
-        return await self._db(getattr(self.care, method), inbound)
-
-    async def ask_for_a_person(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return await self._db(self.care.request, inbound)
-
-    def _button(self, inbound: Inbound) -> list[Outgoing]:
-        """A pressed button's answer; store calls: run it in the database's threads."""
-        match buttons.unpack(inbound.text):
-            case CareButton() as button:
-                return self.care.button(inbound, button)
-            case SourcesButton():
-                return self._sources(inbound.chat_id)
-            case EraseButton(confirmed=True):
-                self.memory.delete_chat(inbound.chat_id)
-                self.care.erased(inbound.chat_id)
-                return [ButtonAnswer(messages.ERASED)]
-            case EraseButton(confirmed=False):
-                return [ButtonAnswer(messages.ERASE_CANCELLED)]
-            case CardButton() as button if self.devotional is not None:
-                return self.devotional.button(button)
-        return []
-
-    def _sources(self, chat_id: str) -> list[Outgoing]:
-        """The last answer's verses; a store call."""
-        _, verses = self.memory.last_sources(chat_id)
-        if not verses:
-            return [Notice(messages.NO_SOURCES)]
-        return [Sources(tuple(verses), listed=True)]
-
-    async def _notify(self, channel: Channel, inbound: Inbound, text: str) -> None:
-        """A courtesy note outside the inbox (if it is lost, nothing the person asked for is)."""
-        for part in channel.render(inbound, [Notice(text)]):
-            with contextlib.suppress(DeliveryError):
-                await channel.deliver(inbound.chat_id, part)

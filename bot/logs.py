@@ -9,7 +9,7 @@ import sys
 import time
 from contextvars import ContextVar
 
-from bot.storage import url_passwords
+from bot.store.database import url_passwords
 
 message_id: ContextVar[str] = ContextVar("message_id", default="-")  # set by channels for each message
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from bot.outage import StorageUnavailable
+from bot.store.outage import StorageUnavailable
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

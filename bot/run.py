@@ -17,22 +17,22 @@ from bot.channels.malformed import Malformed
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
 from bot.conversation import Conversation
-from bot.daily_round import DailyRound
-from bot.devotional import Devotional
-from bot.leases import Leader
+from bot.devotional.commands import Devotional
+from bot.devotional.round import DailyRound
 from bot.llm.base import LLMError
 from bot.llm.factory import LLMConfigError
-from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.server import build_server
 from bot.status import status_text
-from bot.storage import StorageError, StorageUnavailable
-from bot.transcription import TranscriberConfigError
+from bot.store.database import StorageError, StorageUnavailable
+from bot.store.leases import Leader
+from bot.store.memory import Memory
+from bot.voice.transcription import TranscriberConfigError
 from corpus.editions import edition_for
-from retrieval.config import IndexConfig
-from retrieval.people import CREDIT as PEOPLE_CREDIT
+from retrieval.index.config import IndexConfig
+from retrieval.knowledge.people import CREDIT as PEOPLE_CREDIT
 from retrieval.startup import stage
-from retrieval.topics import ATTRIBUTION
+from retrieval.understand.topics import ATTRIBUTION
 
 log = logging.getLogger("pastor")
 

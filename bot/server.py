@@ -10,7 +10,7 @@ from typing import Protocol
 from aiohttp import web
 
 from bot.metrics import CONTENT_TYPE, Metrics
-from bot.outage import StorageUnavailable
+from bot.store.outage import StorageUnavailable
 
 log = logging.getLogger("pastor.server")
 

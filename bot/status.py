@@ -7,8 +7,8 @@ import time
 from datetime import datetime
 
 from bot.llm.base import LLMError
-from bot.outage import StorageUnavailable
-from bot.transcription import TranscriptionError
+from bot.store.outage import StorageUnavailable
+from bot.voice.transcription import TranscriptionError
 from retrieval.status import index_status
 
 

@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 from corpus.loaders.errors import CorpusError
-from retrieval.builder import BuildInProgress, build_index
-from retrieval.config import IndexConfig
-from retrieval.embedders import EmbedderError
+from retrieval.index.builder import BuildInProgress, build_index
+from retrieval.index.config import IndexConfig
+from retrieval.index.embedders import EmbedderError
+from retrieval.index.store import StoreError
 from retrieval.retriever import Retriever
-from retrieval.scope import named
 from retrieval.startup import IndexNotReady, open_retriever
 from retrieval.status import index_status
-from retrieval.store import StoreError
-from retrieval.topics import TopicsError
+from retrieval.understand.scope import named
+from retrieval.understand.topics import TopicsError
 
 
 def _log(message: str) -> None:
@@ -116,8 +116,8 @@ def cmd_eval(args) -> int:
 def cmd_check_map(args) -> int:
     """The pastoral map against the corpus (and the topic data, when there is some): what a pastor's edit broke."""
     from corpus.bible import load
-    from retrieval.pastoral import PastoralMap, PastoralMapError
-    from retrieval.topics import TopicIndex
+    from retrieval.understand.pastoral import PastoralMap, PastoralMapError
+    from retrieval.understand.topics import TopicIndex
 
     config = _config(args)
     try:
@@ -141,8 +141,8 @@ def cmd_check_map(args) -> int:
 
 def cmd_train_ranker(args) -> int:
     """The aptness and harm models from the graded pairs (retrieval/data/aptness), cross-validated by situation."""
-    from retrieval.aptness_data import grade_files, load_all
-    from retrieval.aptness_train import train
+    from retrieval.aptness.grades import grade_files, load_all
+    from retrieval.aptness.train import train
 
     config = _config(args)
     retriever = ready_retriever(config, build=not args.no_build)
@@ -154,7 +154,7 @@ def cmd_train_ranker(args) -> int:
 
 def cmd_fetch_topics(args) -> int:
     from retrieval.settings import RetrievalSettings
-    from retrieval.topics import fetch_topics
+    from retrieval.understand.topics import fetch_topics
 
     settings = RetrievalSettings()
     target = fetch_topics(args.url or settings.topics_url, args.data_dir or settings.data_dir,

@@ -12,17 +12,17 @@ import numpy as np
 
 from corpus.text import fold
 from retrieval.fusion import rrf
-from retrieval.lexical import Analyzer, LexicalIndex
+from retrieval.index.lexical import Analyzer, LexicalIndex
 from retrieval.results import Status
 from retrieval.retriever import Retriever
-from retrieval.scope import named
+from retrieval.understand.scope import named
 
 RANKED_KINDS = ("topic", "quote", "scope", "followup", "casual", "knowledge")
 REJECT_KINDS = ("offtopic", "offtopic_scope")
 
 
 def load_items(path: Path) -> list[dict]:
-    """Eval items; a file of graded pairs (retrieval/aptness_data.py) becomes one situation item per message."""
+    """Eval items; a file of graded pairs (retrieval/aptness/grades.py) becomes one situation item per message."""
     items = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     if items and "verse" in items[0] and "grade" in items[0]:
         pairs = [{"id": i["situation"], "q": i.get("q", ""), "grades": {i["verse"]: int(i["grade"])}} for i in items]
@@ -217,7 +217,7 @@ def _top(scores: np.ndarray, n: int = 100) -> list[int]:
     return [int(p) for p in top[np.argsort(-scores[top])] if scores[p] > 0]
 
 
-# frames other than those the intent classifier is trained with (retrieval/intent.py QUOTE_FRAMES)
+# frames other than those the intent classifier is trained with (retrieval/understand/intent.py QUOTE_FRAMES)
 FRAMES = ("lembro de um versiculo assim: {}", "{} onde ta isso na biblia", "minha avo sempre dizia {}",
           "tem uma parte que fala {}", "{}")
 

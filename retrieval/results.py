@@ -9,7 +9,7 @@ import numpy as np
 
 from corpus.verse import Verse
 from retrieval.evidence import EvidenceSignals
-from retrieval.scope import Scope
+from retrieval.understand.scope import Scope
 
 
 class Status(StrEnum):
@@ -69,7 +69,7 @@ class SearchResult:
     situations: list[dict] = field(default_factory=list)  # recognised life situations, closest first
     demoted: list[Hit] = field(default_factory=list)  # kept from the top by the harm guard, never offered
     total: int = 0  # verses the references name, before any cap (a reference result)
-    intent: dict | None = None  # what the message asks for, as the intent classifier read it (intent.py)
+    intent: dict | None = None  # what the message asks for, as the intent classifier read it (understand/intent.py)
     named: str = ""  # the named passage or person that answered it ("Parábola do filho pródigo", "David")
     # people the name said may mean, the one answered first: [{"id": "james_717", "description": "Tiago, …"}]
     homonyms: list[dict] = field(default_factory=list)
@@ -106,7 +106,7 @@ class Fusion:
     fused: list[tuple[int, float]]  # (verse position, fused score), best first
     ranks: dict[str, dict[int, int]]  # channel -> position -> rank from 1
     similarity: dict[int, float]  # dense cosine of the candidates the dense channel saw
-    need: object | None  # NeedRanking (retrieval/pastoral.py)
+    need: object | None  # NeedRanking (retrieval/understand/pastoral.py)
     recognised: list
     situations: list[dict]
     signals: EvidenceSignals
@@ -114,5 +114,5 @@ class Fusion:
     teaching: bool
     quote: bool
     care: bool = False  # a life told: the learned ranker may order it
-    intent: object | None = None  # Intent (retrieval/intent.py)
+    intent: object | None = None  # Intent (retrieval/understand/intent.py)
     turned_away: bool = False

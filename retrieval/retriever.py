@@ -8,32 +8,39 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from corpus.bible import Bible
-from corpus.canon import BY_CODE
 from corpus.references import exists, find_references, verses_of
-from corpus.verse import Verse
-from retrieval import documents
 from retrieval.cache import TTLCache
-from retrieval.embedders import Embedder
-from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
+from retrieval.channels import SearchChannels, shingles  # noqa: F401 (shingles: tests read it here)
+from retrieval.evidence import EvidenceFloor, EvidenceSignals
 from retrieval.fusion import rrf
-from retrieval.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, TEACHING, Intent, IntentModel, embedding_text
-from retrieval.knowledge import Knowledge
-from retrieval.lexical import STOPWORDS, LexicalIndex
-from retrieval.manifest import Manifest
-from retrieval.message import asks_for_teaching
-from retrieval.passages import words_of
-from retrieval.pastoral import NeedRanking, PastoralReader
-from retrieval.query import BOOK_TALK, QueryPlan, plan_query
-from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, Hit, SearchResult
-from retrieval.scope import Scope
-from retrieval.store import VectorStore
-from retrieval.thesaurus import Thesaurus
-from retrieval.tone import ToneLabels
-from retrieval.topics import TopicIndex
+from retrieval.index import documents
+from retrieval.index.embedders import Embedder
+from retrieval.index.lexical import LexicalIndex
+from retrieval.index.manifest import Manifest
+from retrieval.index.store import VectorStore
+from retrieval.knowledge.questions import Knowledge
+from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
+from retrieval.selection import HitSelection, label  # noqa: F401 (label: the bot imports it from here)
+from retrieval.understand.intent import (
+    KNOWLEDGE,
+    OFFTOPIC,
+    QUOTATION,
+    SITUATION,
+    TEACHING,
+    Intent,
+    IntentModel,
+    embedding_text,
+)
+from retrieval.understand.message import asks_for_teaching
+from retrieval.understand.pastoral import PastoralReader
+from retrieval.understand.query import QueryPlan, plan_query
+from retrieval.understand.scope import Scope
+from retrieval.understand.thesaurus import Thesaurus
+from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
-VERBATIM_WORDS = 5  # this many words of a verse in a row make a message a quotation of it
 
 
 @dataclass(frozen=True)
@@ -47,17 +54,13 @@ class RetrievalParams:
     need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
     care_words_weight: float = 0.5  # in care, the message's words only refine what the need brought
     need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
-    memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness_memory.py)
+    memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness/memory.py)
     memory_candidates: int = 30
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
 
 
-def label(verse: Verse) -> str:
-    return f"{BY_CODE[verse.book].name} {verse.chapter}:{verse.verse}"
-
-
-class Retriever:
+class Retriever(SearchChannels, HitSelection):
     """Searches one translation; built by `open_retriever` at the wiring point."""
 
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
@@ -78,7 +81,7 @@ class Retriever:
         self.tones = tones
         self.intents = intents
         self.knowledge = knowledge or Knowledge()
-        self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness.py), if trained
+        self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness/ranker.py), if trained
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
@@ -225,22 +228,6 @@ class Retriever:
             return True
         return self.floor.has_evidence(signals)
 
-    def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
-        """Verses, among the best lexical and dense candidates, that hold a run of the message's words
-        (``VERBATIM_WORDS`` in a row, typed loosely): a quotation, whatever else the message says."""
-        wanted = shingles(words_of(plan.text).split(), VERBATIM_WORDS)
-        if not wanted:
-            return []
-        found = []
-        held = self.lexical.by_coordination(plan.alternatives, scores, 50, mask)  # most of its words, anywhere
-        for position in dict.fromkeys([*held, *_top(scores, 50), *dense[:50]]):
-            words = self._folded_words.get(position)
-            if words is None:
-                words = self._folded_words[position] = words_of(self.bible.verses[position].text).split()
-            if wanted & shingles(words, VERBATIM_WORDS):
-                found.append(position)
-        return found
-
     def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
         """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
         (code,) = plan.scope.books
@@ -252,142 +239,3 @@ class Retriever:
         fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
         hits, _ = self._select(fused, ranks, {}, k)
         return SearchResult(plan.original, OK, hits, plan.scope, mode="livro")
-
-    def _lexical(self, plan: QueryPlan, scores: np.ndarray, mask) -> tuple[list[int], int]:
-        """The lexical ranking from the question's own scores (plus its concepts' words), and how many
-        question words (or equivalents) the best verse holds."""
-        best = self.bible.verses[int(np.argmax(scores))].text if scores.any() else ""
-        best_terms = self.lexical.groups_in(plan.alternatives, best)
-        if plan.concepts and self.params.expansion_weight:
-            scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
-        return _top(scores, self.params.candidates), best_terms
-
-    def _dense(self, plan: QueryPlan, vector: np.ndarray) -> tuple[list[int], dict[int, float]]:
-        matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
-        ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
-        similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
-        return ranked, similarity
-
-    def _server_fused(self, plan: QueryPlan) -> list[int]:
-        """Dense plus sparse BM25, fused by the store: the question's stems, then equivalents and concepts."""
-        from retrieval import sparse
-
-        stem = self.lexical.analyzer.stemmer
-        weights: dict[str, float] = {}
-        for concept_word in plan.expansion.split() if plan.concepts else ():
-            weights[stem(concept_word)] = self.params.expansion_weight
-        for word, *alternatives in plan.alternatives:
-            if word in STOPWORDS or len(word) < 2:
-                continue
-            for alternative in alternatives:
-                weights[stem(alternative)] = max(weights.get(stem(alternative), 0), self.params.equivalents_weight)
-            weights[stem(word)] = 1.0
-        vector = self.embed_query(plan.search_text)
-        matches = self.store.query_hybrid(vector, sparse.query_vector(weights), self.params.candidates,
-                                          plan.scope.where() if plan.scope else None)
-        return [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
-
-    def _topical(self, plan: QueryPlan, mask) -> list[int]:
-        if self.topics is None or not plan.concepts:
-            return []
-        # inside a scope, every voted verse of the topics is considered before filtering: a small book's
-        # verses are rarely among the topics' first few hundred
-        limit = self.params.candidates * 3 if mask is None else len(mask)
-        ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=limit)
-        return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
-
-    def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
-                 dense: list[int], topical: int, mask) -> EvidenceSignals:
-        values = [similarity[p] for p in dense]
-        top = values[0] if values else 0.0
-        margin = top - values[min(49, len(values) - 1)] if values else 0.0
-        return EvidenceSignals(dense_top=round(top, 4), dense_margin=round(margin, 4),
-                               lexical_terms=len(self.lexical.query_terms(plan.search_text)),
-                               lexical_best=lexical_best, concepts=len(plan.concepts),
-                               faith_words=faith_word_count(plan.text), **self._scope_signals(plan, topical, mask))
-
-    def _scope_signals(self, plan: QueryPlan, topical: int, mask) -> dict:
-        """Whether the scope's own verses speak of the question's theme (see EvidenceFloor.scope_treats_it)."""
-        if plan.scope is None:
-            return {}
-        theme = [group for group in plan.alternatives if group[0] not in BOOK_TALK]
-        words = len(self.lexical.analyzer.words(" ".join(group[0] for group in theme)))
-        found = int(self.lexical.coordination(theme, mask).max(initial=0))
-        return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
-
-    def _select(self, fused, ranks, similarity, k: int, need: NeedRanking | None = None,
-                guarded: bool = False, asked: frozenset[str] = frozenset(),
-                unfit: frozenset[int] = frozenset()) -> tuple[list[Hit], list[Hit]]:
-        """Top ``k`` hits; a verse next to one already chosen merges into it instead of taking a slot.
-
-        With the harm guard on, a verse of a harsh tone (tone.py) that the pastoral map did not choose
-        is set aside: it neither takes a slot nor joins a passage. A tone the question names in its own
-        words (``asked``) is not set aside. A verse the harm model finds unfit for this reader (``unfit``)
-        is set aside too, whoever chose it.
-        """
-        chosen: list[tuple[int, float, dict, list[int]]] = []
-        demoted: list[Hit] = []
-        for position, score in fused:
-            harsh = self._harsh(position, need) - asked if guarded else frozenset()
-            if position in unfit:
-                harsh = harsh | {"leitor"}
-            if harsh:
-                if len(demoted) < k:
-                    demoted.append(self._hit(position, score, self._ranks(ranks, position), similarity.get(position),
-                                             why={"guarda": sorted(harsh)}))
-                continue
-            if self.params.merge_adjacent:
-                host = next((c for c in chosen if self._adjacent(c[0], c[3], position)), None)
-                if host is not None:
-                    host[3].append(position)
-                    continue
-            if len(chosen) == k:
-                break
-            chosen.append((position, score, self._ranks(ranks, position), []))
-        hits = [self._hit(p, s, r, similarity.get(p), merged, self._why(p, need)) for p, s, r, merged in chosen]
-        return hits, demoted
-
-    @staticmethod
-    def _ranks(ranks: dict, position: int) -> dict:
-        return {n: r[position] for n, r in ranks.items() if position in r}
-
-    def _harsh(self, position: int, need: NeedRanking | None) -> frozenset[str]:
-        if need is not None and position in need.curated:
-            return frozenset()
-        return self.tones.of(position)
-
-    @staticmethod
-    def _why(position: int, need: NeedRanking | None) -> dict:
-        if need is None or position not in need.reasons:
-            return {}
-        return {"necessidade": need.reasons[position]}
-
-    def _adjacent(self, position: int, merged: list[int], other: int) -> bool:
-        span = [position, *merged]
-        if not (min(span) - 1 <= other <= max(span) + 1):
-            return False
-        a, b = self.bible.verses[position], self.bible.verses[other]
-        return a.book == b.book and a.chapter == b.chapter
-
-    def _hit(self, position: int, score: float, ranks: dict, similarity: float | None = None,
-             merged: list[int] | None = None, why: dict | None = None) -> Hit:
-        verse = self.bible.verses[position]
-        merged_verses = tuple(self.bible.verses[p] for p in sorted(merged or ()))
-        span = [position, *(merged or ())]
-        context = tuple(self.bible.verses[p] for p in range(min(span) - self.params.context,
-                                                             max(span) + self.params.context + 1)
-                        if 0 <= p < len(self.bible.verses) and p not in span
-                        and self.bible.verses[p].book == verse.book and self.bible.verses[p].chapter == verse.chapter)
-        return Hit(verse.id, label(verse), verse.text, score, ranks, verse, similarity, merged_verses, context,
-                   why or {})
-
-
-def shingles(words: list[str], n: int) -> set[tuple[str, ...]]:
-    """Every run of ``n`` consecutive words."""
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
-
-
-def _top(scores: np.ndarray, n: int) -> list[int]:
-    n = min(n, len(scores) - 1)
-    top = np.argpartition(-scores, n)[:n]
-    return [int(p) for p in top[np.argsort(-scores[top], kind="stable")] if scores[p] > 0]

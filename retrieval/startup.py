@@ -8,23 +8,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from corpus.bible import load, sha256_of
-from retrieval import people_cache
-from retrieval.config import IndexConfig
-from retrieval.embedders import Embedder, create_embedder
 from retrieval.evidence import EvidenceFloor
-from retrieval.intent import IntentModel, intent_model
-from retrieval.knowledge import Knowledge
-from retrieval.lexical import LexicalIndex
-from retrieval.manifest import IndexCorrupt
-from retrieval.passages import NamedPassages, PassagesError
-from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader
-from retrieval.people import PeopleError
+from retrieval.index.config import IndexConfig
+from retrieval.index.embedders import Embedder, create_embedder
+from retrieval.index.lexical import LexicalIndex
+from retrieval.index.manifest import IndexCorrupt
+from retrieval.index.shared import SharedIndexError
+from retrieval.index.store import StoreError, VectorStore
+from retrieval.knowledge import people_cache
+from retrieval.knowledge.passages import NamedPassages, PassagesError
+from retrieval.knowledge.people import PeopleError
+from retrieval.knowledge.questions import Knowledge
 from retrieval.retriever import Retriever
-from retrieval.shared import SharedIndexError
-from retrieval.store import StoreError, VectorStore
-from retrieval.thesaurus import Thesaurus
-from retrieval.tone import ToneLabels
-from retrieval.topics import TopicIndex, TopicsError
+from retrieval.understand.intent import IntentModel, intent_model
+from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader
+from retrieval.understand.thesaurus import Thesaurus
+from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topics import TopicIndex, TopicsError
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def stage(name: str) -> Iterator[None]:
 def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                    store: VectorStore | None = None) -> Retriever:
     """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
-    from retrieval.builder import current_manifest, open_store, probe_store
+    from retrieval.index.builder import current_manifest, open_store, probe_store
 
     try:
         manifest = current_manifest(config, config.shared_index())
@@ -123,7 +123,7 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
 
 def _aptness(config: IndexConfig, bible, embedder: Embedder, thesaurus, topics, tones):
     """The learned ranker of care candidates, or (None, why not): said loudly, never skipped in silence."""
-    from retrieval.aptness import AptnessModelError, open_ranker
+    from retrieval.aptness.ranker import AptnessModelError, open_ranker
 
     try:
         return open_ranker(bible, embedder, thesaurus, topics, tones, config.index_dir,

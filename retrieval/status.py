@@ -6,9 +6,9 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from corpus.editions import edition_for
-from retrieval.config import IndexConfig
-from retrieval.manifest import IndexCorrupt, read_manifest
-from retrieval.topics import ATTRIBUTION
+from retrieval.index.config import IndexConfig
+from retrieval.index.manifest import IndexCorrupt, read_manifest
+from retrieval.understand.topics import ATTRIBUTION
 
 
 @dataclass

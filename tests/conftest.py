@@ -97,14 +97,14 @@ MINI_VERSES = sum(len(v) for v in MINI_BIBLE.values())
 @pytest.fixture(scope="session")
 def use_embedder():
     """The real default embedder, loaded once (about two seconds)."""
-    from retrieval.embedders import UseM3Embedder
+    from retrieval.index.embedders import UseM3Embedder
 
     return UseM3Embedder()
 
 
 @pytest.fixture()
 def mini_config(tmp_path):
-    from retrieval.config import IndexConfig
+    from retrieval.index.config import IndexConfig
 
     corpus = tmp_path / "mini.usfx.xml"
     corpus.write_text(mini_usfx(), encoding="utf-8")
@@ -179,8 +179,8 @@ def intent_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def mini_index(tmp_path_factory, use_embedder):
     """The made-up Bible, indexed once for the pipeline tests (no topical data: it names real verses)."""
-    from retrieval.builder import build_index
-    from retrieval.config import IndexConfig
+    from retrieval.index.builder import build_index
+    from retrieval.index.config import IndexConfig
 
     root = tmp_path_factory.mktemp("mini-index")
     corpus = root / "mini.usfx.xml"
@@ -226,8 +226,8 @@ def mini_retriever(mini_index, use_embedder):
 @pytest.fixture()
 def make_pastor(tmp_path, mini_retriever, state_url):
     """Pastor over the mini index with a fresh memory; pass an LLM provider or None."""
-    from bot.memory import Memory
-    from bot.pastor import Pastor, PastorConfig
+    from bot.pastor.pipeline import Pastor, PastorConfig
+    from bot.store.memory import Memory
 
     def make(llm=None, **config):
         mini_retriever.result_cache.clear()
@@ -283,8 +283,8 @@ def make_channel(tmp_path, mini_retriever, bot_api, state_url):
     from bot.channels.inline import InlineVerses
     from bot.channels.telegram import TelegramChannel
     from bot.conversation import Conversation
-    from bot.memory import Memory
-    from bot.pastor import Pastor, PastorConfig
+    from bot.pastor.pipeline import Pastor, PastorConfig
+    from bot.store.memory import Memory
 
     channels = []
 
@@ -311,8 +311,8 @@ def devotional(pastor, clock):
     """The verse of the day, subscriptions and cards over the pastor's retriever and memory, at ``clock``."""
     from zoneinfo import ZoneInfo
 
-    from bot.daily import DailyVerses, VerseOfTheDay
-    from bot.devotional import Devotional
+    from bot.devotional.commands import Devotional
+    from bot.devotional.verses import DailyVerses, VerseOfTheDay
 
     bible = pastor.retriever.bible
     words = VerseOfTheDay(DailyVerses.load(bible), bible, pastor.memory.subscriptions,
@@ -342,9 +342,9 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
 
     from bot.channels.whatsapp import TYPING_EVERY, GraphClient, WhatsAppChannel, WhatsAppWebhook
     from bot.conversation import Conversation
-    from bot.memory import Memory
-    from bot.pastor import Pastor, PastorConfig
+    from bot.pastor.pipeline import Pastor, PastorConfig
     from bot.server import build_server
+    from bot.store.memory import Memory
     from tests.fakes.whatsapp import APP_SECRET, VERIFY_TOKEN, FakeGraphAPI
 
     cores = []

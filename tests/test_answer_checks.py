@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bot import texts
-from bot.checks import AnswerRules, check_answer
-from bot.guard import guard
-from bot.memory import Turn
-from bot.prompts import answer_messages
-from bot.quotes import align, check_quotes
+from bot.checks.answer import AnswerRules, check_answer
+from bot.checks.guard import guard
+from bot.checks.quotes import align, check_quotes
+from bot.pastor.prompts import answer_messages
 from bot.reply import Source
+from bot.store.memory import Turn
 from corpus.bible import load
 from tests.conftest import MINI_BIBLE, mini_usfx
 
@@ -72,7 +72,7 @@ def test_a_faithful_quotation_is_left_as_written(bible):
 def test_a_misquotation_of_a_long_passage_is_removed_cleanly(bible):
     long = [f"PSA.23.{n}" for n in (1, 2, 3)]
     answer = "Deus está contigo. Veja Salmos 23:1-3: “Tudo vai dar certo se você tiver fé e doar.” Confie."
-    from bot import quotes
+    from bot.checks import quotes
 
     original, quotes.MAX_REPLACEMENT = quotes.MAX_REPLACEMENT, 40  # the passage is "too long" here
     try:

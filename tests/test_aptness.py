@@ -7,10 +7,17 @@ import json
 import numpy as np
 import pytest
 
-from retrieval.aptness import FEATURES, HARM_FEATURES, AptnessModel, AptnessModelError, AptnessRanker, LinearModel
-from retrieval.aptness_data import GradedPair, GradesError, as_situations, grade_files, load_all, load_pairs
-from retrieval.aptness_memory import MEMORY_FEATURES, GradeMemory, VerseVectors
-from retrieval.aptness_train import data_sha, folds, harm_threshold
+from retrieval.aptness.grades import GradedPair, GradesError, as_situations, grade_files, load_all, load_pairs
+from retrieval.aptness.memory import MEMORY_FEATURES, GradeMemory, VerseVectors
+from retrieval.aptness.ranker import (
+    FEATURES,
+    HARM_FEATURES,
+    AptnessModel,
+    AptnessModelError,
+    AptnessRanker,
+    LinearModel,
+)
+from retrieval.aptness.train import data_sha, folds, harm_threshold
 from retrieval.results import Fusion
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from bot import buttons
 from bot.buttons import MAX_BYTES, CardButton, CareButton, EraseButton, SourcesButton
-from bot.inbox import Inbound, InboundKind
 from bot.outgoing import card_button_data
 from bot.reply import Source
+from bot.store.inbox import Inbound, InboundKind
 
 
 @pytest.mark.parametrize(("button", "data"), [

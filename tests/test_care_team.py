@@ -9,12 +9,12 @@ import time
 
 import pytest
 
+from bot import messages
 from bot.care.cases import OPEN, Cases, mentioned_case, valid_code
 from bot.care.team import Team, asks_for_a_person
-from bot.channels import messages
 from bot.commands import whatsapp_command as command_of
-from bot.memory import Memory
 from bot.safety.care import CrisisCare
+from bot.store.memory import Memory
 from tests.conftest import deliver, started, stopped
 from tests.fakes.whatsapp import whatsapp_delivery
 from tests.servers import free_port

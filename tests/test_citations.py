@@ -3,7 +3,7 @@
 import pytest
 
 from bot import texts
-from bot.citations import validate
+from bot.checks.citations import validate
 
 RETRIEVED = ["JHN.3.16", "PHP.4.6", "PHP.4.7", "PSA.23.1", "PSA.23.2", "PSA.23.3"]
 

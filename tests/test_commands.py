@@ -9,8 +9,8 @@ import pytest
 from bot import commands
 from bot.care.team import CareTeam
 from bot.conversation import Conversation
-from bot.devotional import Devotional
-from bot.inbox import Inbound
+from bot.devotional.commands import Devotional
+from bot.store.inbox import Inbound
 
 
 def test_names_are_unique_and_folded():

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from bot.inbox import Inbound
 from bot.safety.care import CrisisCare
 from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, train, trained_model
 from bot.safety.country import country_of, country_of_language, country_of_number
 from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import Screener
+from bot.store.inbox import Inbound
 from corpus.verse import Verse
 from retrieval.results import Hit, SearchResult, Status
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from bot import messages
 from bot.care.team import Team
-from bot.channels import messages
 from bot.safety.care import CrisisCare
 from tests.conftest import deliver, started, stopped
 from tests.fakes.whatsapp import whatsapp_delivery

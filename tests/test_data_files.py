@@ -6,7 +6,7 @@ import pytest
 
 from bot.safety.lexicon import Lexicon, LexiconError
 from corpus.datafiles import DataFileError
-from retrieval.chat import SHORTHAND, load_shorthand, normalize_chat
+from retrieval.understand.chat import SHORTHAND, load_shorthand, normalize_chat
 
 
 def test_the_shipped_shorthand_expands_chat_spelling():

@@ -12,19 +12,19 @@ from zoneinfo import ZoneInfo
 import pytest
 from PIL import Image
 
+from bot import messages
 from bot.card import MAX_CHARS, Card, CardTooLong, render
-from bot.channels import messages
 from bot.commands import whatsapp_command as command_of
-from bot.daily import DailyVerses, VerseOfTheDay
-from bot.daily_round import DailyRound
+from bot.devotional.round import DailyRound
+from bot.devotional.verses import DailyVerses, VerseOfTheDay
 from bot.llm.base import LLMError
-from bot.memory import Memory
-from bot.subscriptions import parse_time
+from bot.store.memory import Memory
+from bot.store.subscriptions import parse_time
 from bot.supervisor import Supervisor
 from corpus.bible import Bible
 from corpus.verse import Verse
-from retrieval.tone import ToneLabels
-from retrieval.topics import TopicIndex
+from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topics import TopicIndex
 from tests.conftest import MINI_BIBLE, TRANSLATION, deliver, started, stopped
 from tests.fakes.model import FakeModel
 from tests.fakes.whatsapp import whatsapp_delivery

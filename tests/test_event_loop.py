@@ -12,16 +12,16 @@ from types import SimpleNamespace
 
 import pytest
 
+from bot import messages
 from bot.care.cases import mentioned_case
 from bot.care.team import Team
-from bot.channels import messages
 from bot.channels.telegram import TelegramWebhook
-from bot.daily_round import DailyRound
-from bot.leases import Leader
-from bot.memory import Memory
+from bot.devotional.round import DailyRound
 from bot.run import retention
 from bot.server import build_server
 from bot.status import status_text
+from bot.store.leases import Leader
+from bot.store.memory import Memory
 from bot.supervisor import Supervisor
 from tests.conftest import started, stopped
 from tests.test_devotional import Clock, at
@@ -157,7 +157,7 @@ async def test_a_locked_sqlite_file_never_freezes_the_loop_and_loses_nothing(
     webhook's store call waits in its thread and then succeeds; shorter (``fails-fast``), it fails, the breaker
     answers 503 at once and Telegram delivers again. /healthz answers fast all along; every command is answered
     exactly once."""
-    monkeypatch.setattr("bot.storage.BUSY_TIMEOUT_MS", busy_ms)  # injected: the wait a locked write may take
+    monkeypatch.setattr("bot.store.database.BUSY_TIMEOUT_MS", busy_ms)  # injected: the wait a locked write may take
     memory = Memory.open(tmp_path / "locked.db")
     channel = await started(make_channel(memory=memory, daily_clock=Clock(at(7, 0))))
     client = await aiohttp_client_factory(build_server(lambda: {"index": True}, [TelegramWebhook(channel, "s3gr3do")]))

@@ -117,7 +117,7 @@ def test_fetch_cli(server, tmp_path):
 
 
 def test_fetch_topics_from_a_zip(server, tmp_path):
-    from retrieval.topics import TopicsError, fetch_topics
+    from retrieval.understand.topics import TopicsError, fetch_topics
 
     files, base = server
     rows = "".join(f"tema {n}\t{40005000 + n % 40 + 1:08d}\t\t{n}\n" for n in range(300))

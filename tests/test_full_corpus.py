@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
 from retrieval.evaluation import evaluate, evaluate_situations, load_items, merge_grades
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.startup import open_retriever
 from tests.conftest import BLIVRE, ROOT, SHARED
 
@@ -156,9 +156,9 @@ SUBMISSION = re.compile(r"sujeit|submiss|obedec|vara|castig", re.IGNORECASE)
 
 @pytest.fixture(scope="module")
 def crisis_pastor(full, tmp_path_factory):
-    from bot.memory import Memory
-    from bot.pastor import Pastor, PastorConfig
+    from bot.pastor.pipeline import Pastor, PastorConfig
     from bot.safety.screening import semantic_screener
+    from bot.store.memory import Memory
 
     data = tmp_path_factory.mktemp("crisis-pastor")
 

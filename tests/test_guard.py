@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot import texts
-from bot.checks import AnswerRules, check_answer
-from bot.citations import validate
-from bot.guard_model import SentenceJudge, load_exemplars, trained_model
+from bot.checks.answer import AnswerRules, check_answer
+from bot.checks.citations import validate
+from bot.checks.guard_model import SentenceJudge, load_exemplars, trained_model
 from corpus.bible import load
 from corpus.references import find_references, verses_of
 from tests.conftest import MINI_BIBLE, mini_usfx

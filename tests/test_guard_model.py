@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.guard_model import KINDS, NEIGHBOURS, SAFE, inputs, neighbours
-from retrieval.textmodel import fit
+from bot.checks.guard_model import KINDS, NEIGHBOURS, SAFE, inputs, neighbours
+from retrieval.understand.textmodel import fit
 
 
 def unit(*rows) -> np.ndarray:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot import guard as guard_module
 from bot import texts
-from bot.guard import guard, official_contacts
+from bot.checks import guard as guard_module
+from bot.checks.guard import guard, official_contacts
 
 
 def kept(sentence: str) -> bool:

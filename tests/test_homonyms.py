@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.homonyms import describe, prominent
-from retrieval.passages import words_of
-from retrieval.people import PeopleIndex, Person
+from retrieval.knowledge.homonyms import describe, prominent
+from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.people import PeopleIndex, Person
 
 SPELLED = {"joao": "João", "zebedeu": "Zebedeu", "jesus": "Jesus", "jose": "José", "alfeu": "Alfeu",
            "madalena": "Madalena", "marta": "Marta"}

@@ -8,12 +8,12 @@ import threading
 import numpy as np
 import pytest
 
-from retrieval.builder import BuildInProgress, build_index, build_lock, open_store
-from retrieval.config import IndexConfig
-from retrieval.embedders import EmbedderError, create_embedder
-from retrieval.hnsw_files import fingerprint
+from retrieval.index.builder import BuildInProgress, build_index, build_lock, open_store
+from retrieval.index.config import IndexConfig
+from retrieval.index.embedders import EmbedderError, create_embedder
+from retrieval.index.hnsw_files import fingerprint
+from retrieval.index.store import forget_chroma_clients
 from retrieval.startup import IndexNotReady, open_retriever
-from retrieval.store import forget_chroma_clients
 from tests.conftest import MINI_VERSES, mini_usfx
 
 
@@ -86,7 +86,7 @@ class FailingEmbedder:
 def test_interrupted_build_is_never_served_and_the_next_build_finishes(mini_config, use_embedder, monkeypatch):
     build_index(mini_config, embedder=use_embedder)
     mini_config.corpus_path.write_text(mini_usfx({("ROM", 8, 1): "um texto novo", ("MAT", 5, 1): "outro novo"}))
-    monkeypatch.setattr("retrieval.documents.EmbeddingCache.ensure",
+    monkeypatch.setattr("retrieval.index.documents.EmbeddingCache.ensure",
                         lambda self, texts, embedder, batch=1, log=None: _ensure_one_by_one(self, texts, embedder))
     with pytest.raises(KeyboardInterrupt):
         build_index(mini_config, embedder=FailingEmbedder(use_embedder))
@@ -100,7 +100,7 @@ def test_interrupted_build_is_never_served_and_the_next_build_finishes(mini_conf
 
 
 def _ensure_one_by_one(cache, texts, embedder):
-    from retrieval.documents import text_key
+    from retrieval.index.documents import text_key
 
     missing = [t for t in dict.fromkeys(texts) if text_key(t) not in cache.vectors]
     for text in missing:
@@ -169,7 +169,7 @@ def test_embedder_that_cannot_load_is_an_error_not_a_fallback(tmp_path):
 
 
 def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedder):
-    from retrieval.embedders import available_cores
+    from retrieval.index.embedders import available_cores
 
     vectors = use_embedder.embed(["não temas", "amai os inimigos"])
     assert vectors.shape == (2, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -184,7 +184,7 @@ def test_configured_topics_that_cannot_be_read_stop_the_start(mini_config, use_e
 
 
 def test_unreachable_chroma_server_is_an_error(mini_config):
-    from retrieval.store import StoreError
+    from retrieval.index.store import StoreError
 
     unreachable = type(mini_config)(**{**mini_config.__dict__, "chroma_url": "http://127.0.0.1:9"})
     with pytest.raises(StoreError, match="127.0.0.1:9"):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from retrieval.lexical import LexicalIndex, analyzer
-from retrieval.stemmers import RslpStemmer, SnowballStemmer
+from retrieval.index.lexical import LexicalIndex, analyzer
+from retrieval.index.stemmers import RslpStemmer, SnowballStemmer
 
 DOCS = [
     "Amai os vossos inimigos e orai também por quem vos maltrata.",  # 0

@@ -1,11 +1,11 @@
 """Memory on SQLite and on PostgreSQL (the same tests): migrations, window, sources after a restart,
 duplicate deliveries, deletion, retention."""
 
-from bot.inbox import Inbound
-from bot.memory import Memory
-from bot.migrations import MIGRATIONS
 from bot.reply import Source
-from bot.storage import BUSY_TIMEOUT_MS
+from bot.store.database import BUSY_TIMEOUT_MS
+from bot.store.inbox import Inbound
+from bot.store.memory import Memory
+from bot.store.migrations import MIGRATIONS
 
 
 def open_memory(url, tmp_path, clock=None) -> Memory:
@@ -113,7 +113,7 @@ def test_two_replicas_migrating_at_once_apply_each_migration_once(database_url, 
 def test_an_unreachable_database_is_a_clear_error_without_the_password(tmp_path):
     import pytest
 
-    from bot.storage import StorageError, redact
+    from bot.store.database import StorageError, redact
     from tests.servers import free_port
 
     url = f"postgresql://pastor:s3nh4-secreta@127.0.0.1:{free_port()}/pastor"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.memory import Memory
-from bot.migrations import MIGRATIONS, migration
+from bot.store.memory import Memory
+from bot.store.migrations import MIGRATIONS, migration
 
-FIXTURES = Path(__file__).parent / "data" / "databases"  # written by the code before bot/migrations.py existed
+FIXTURES = Path(__file__).parent / "data" / "databases"  # written by the code before bot/store/migrations.py existed
 OLD_NAMES = ["001_initial", "002_inbox", "003_inbox_outcome", "004_subscriptions", "005_leases", "006_care_mode",
              "007_care_cases"]
 

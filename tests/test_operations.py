@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 import httpx
 
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.run import retention, warm_up
 from bot.safety.screening import Screener
 from bot.server import build_server
 from bot.status import status_text
+from bot.store.memory import Memory
 from tests.conftest import started, stopped
 
 

@@ -12,13 +12,13 @@ import time
 import httpx
 import pytest
 
-from bot.daily_round import DailyRound
-from bot.inbox import Inbound
-from bot.leases import Leader
-from bot.memory import Memory
+from bot.devotional.round import DailyRound
 from bot.metrics import Metrics
-from bot.outage import StorageUnavailable
 from bot.server import build_server
+from bot.store.inbox import Inbound
+from bot.store.leases import Leader
+from bot.store.memory import Memory
+from bot.store.outage import StorageUnavailable
 from bot.supervisor import FAILING_AFTER, Supervisor
 from tests.conftest import started, stopped
 from tests.fakes.whatsapp import whatsapp_delivery
@@ -144,7 +144,7 @@ async def test_the_daily_round_and_retention_go_on_after_a_failed_run(tmp_path):
         def now(self):
             return self.datetime(2026, 12, 1, 7, 30)
 
-    from bot.subscriptions import Subscription
+    from bot.store.subscriptions import Subscription
 
     due = failing(1, lambda now: [Subscription("telegram", "5", 7, 30, "")])
     memory.subscriptions.due = due

@@ -7,11 +7,11 @@ import pytest
 from corpus.bible import Bible
 from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
-from retrieval.message import asks_for_task, asks_for_teaching
-from retrieval.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
-from retrieval.tone import Tone, ToneLabels, pattern_regex
+from retrieval.understand.message import asks_for_task, asks_for_teaching
+from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised
+from retrieval.understand.tone import Tone, ToneLabels, pattern_regex
 
 
 # -- the shipped map ------------------------------------------------------------------------------
@@ -25,9 +25,9 @@ def test_shipped_map_loads_with_every_reference_in_the_default_bible(blivre):
 
 
 def test_every_topic_named_in_the_data_exists_in_the_openbible_votes(shared_dir, blivre):
-    from retrieval.thesaurus import Thesaurus
-    from retrieval.tone import load_tones
-    from retrieval.topics import TopicIndex
+    from retrieval.understand.thesaurus import Thesaurus
+    from retrieval.understand.tone import load_tones
+    from retrieval.understand.topics import TopicIndex
 
     named = PastoralMap.load().topics | {t for c in Thesaurus().concepts for t in c.topics} | \
         {t for tone in load_tones() for t in tone.topics}

@@ -6,8 +6,8 @@ import json
 import shutil
 
 from corpus.bible import sha256_of
-from retrieval import people_cache
-from retrieval.people import PeopleIndex
+from retrieval.knowledge import people_cache
+from retrieval.knowledge.people import PeopleIndex
 from tests.conftest import BLIVRE
 
 

@@ -4,7 +4,7 @@ when they exist in the corpus and speak to the question."""
 from __future__ import annotations
 
 from bot.llm.base import LLMError
-from bot.proposals import proposed_sources
+from bot.pastor.proposals import proposed_sources
 from tests.fakes.model import FakeModel
 
 

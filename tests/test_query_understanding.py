@@ -2,10 +2,10 @@
 
 import pytest
 
-from retrieval.chat import normalize_chat
-from retrieval.query import plan_query
-from retrieval.scope import detect_scope, named
-from retrieval.thesaurus import Equivalences, Thesaurus, parse_table
+from retrieval.understand.chat import normalize_chat
+from retrieval.understand.query import plan_query
+from retrieval.understand.scope import detect_scope, named
+from retrieval.understand.thesaurus import Equivalences, Thesaurus, parse_table
 
 
 @pytest.mark.parametrize("typed, plain", [

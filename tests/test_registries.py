@@ -12,7 +12,7 @@ from bot.llm.factory import PROVIDERS, LLMConfigError, create_provider
 from bot.llm.ollama import OllamaProvider
 from bot.llm.openai import OpenAIProvider
 from bot.settings import Settings
-from bot.transcription import TRANSCRIBERS, TranscriberConfigError, create_transcriber
+from bot.voice.transcription import TRANSCRIBERS, TranscriberConfigError, create_transcriber
 
 
 def choices(field: str) -> set[str]:

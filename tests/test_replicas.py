@@ -11,10 +11,10 @@ from dataclasses import replace
 import psycopg
 import pytest
 
-from bot.leases import Leader
-from bot.memory import Memory
-from retrieval.builder import build_index
-from retrieval.config import IndexConfig
+from bot.store.leases import Leader
+from bot.store.memory import Memory
+from retrieval.index.builder import build_index
+from retrieval.index.config import IndexConfig
 from retrieval.startup import IndexNotReady, open_retriever
 from tests.conftest import MINI_VERSES
 from tests.fakes.whatsapp import whatsapp_delivery
@@ -167,7 +167,7 @@ def test_two_replicas_running_the_daily_round_at_once_queue_each_word_once(datab
     from types import SimpleNamespace
     from zoneinfo import ZoneInfo
 
-    from bot.daily_round import DailyRound
+    from bot.devotional.round import DailyRound
 
     zone = ZoneInfo("America/Sao_Paulo")
     words = SimpleNamespace(now=lambda: datetime(2026, 11, 30, 7, 30, tzinfo=zone), timezone=zone)

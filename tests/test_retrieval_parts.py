@@ -6,7 +6,7 @@ import pytest
 from corpus import Bible, Verse
 from retrieval.cache import TTLCache
 from retrieval.evidence import EvidenceFloor, EvidenceSignals, faith_word_count
-from retrieval.topics import TopicIndex, TopicsError
+from retrieval.understand.topics import TopicIndex, TopicsError
 
 
 def test_ttl_cache_expiry_lru_and_counters():
@@ -90,7 +90,7 @@ def test_topics_missing_file_is_an_error(tmp_path):
 
 
 def test_a_corpus_is_embedded_in_worker_processes_with_the_same_vectors(use_embedder):
-    from retrieval.embedders import embed_in_batches
+    from retrieval.index.embedders import embed_in_batches
 
     texts = [f"uma frase de teste, a de número {n}" for n in range(40)] + ["outra frase curta"] * 8
     batches = list(embed_in_batches(use_embedder, texts, batch=6))  # 8 batches: worker processes, in order
@@ -101,7 +101,7 @@ def test_a_corpus_is_embedded_in_worker_processes_with_the_same_vectors(use_embe
 
 
 def test_an_embedder_without_embed_many_embeds_batch_by_batch():
-    from retrieval.embedders import embed_in_batches
+    from retrieval.index.embedders import embed_in_batches
 
     class Counting:
         calls: list = []

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from retrieval.builder import build_index
-from retrieval.scope import named
+from retrieval.index.builder import build_index
 from retrieval.startup import open_retriever
+from retrieval.understand.scope import named
 from tests.conftest import MINI_VERSES, ROOT
 from tests.servers import ChromaServer
 

@@ -7,14 +7,13 @@ import json
 
 import httpx
 
-from bot import commands, texts
-from bot.channels import messages
+from bot import commands, messages, texts
 from bot.channels.telegram import TelegramWebhook
 from bot.delivery import DeliveryPolicy
 from bot.llm.ollama import OllamaProvider
-from bot.memory import Memory
 from bot.ratelimit import ChatRateLimit
 from bot.server import build_server
+from bot.store.memory import Memory
 from tests.conftest import started, stopped
 
 

@@ -7,14 +7,14 @@ import csv
 
 import pytest
 
+from bot.pastor.smalltalk import SmallTalk
 from bot.reply import ANSWERED
-from bot.smalltalk import SmallTalk
 from bot.texts import NO_EVIDENCE
 from corpus.bible import load
-from retrieval.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
-from retrieval.passages import NamedPassages, PassagesError, words_of
-from retrieval.people import PeopleIndex
+from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
+from retrieval.knowledge.people import PeopleIndex
 from retrieval.retriever import shingles
+from retrieval.understand.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
 from tests.conftest import write
 
 PASSAGES = """

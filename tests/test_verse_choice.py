@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.llm.base import LLMError
+from bot.pastor.verse_choice import SHOWN, chosen_first, chosen_numbers
 from bot.reply import Source
-from bot.verse_choice import SHOWN, chosen_first, chosen_numbers
 from tests.fakes.model import FakeModel
 
 SOURCES = [Source(f"PSA.{n}.1", f"Salmos {n}:1", f"texto {n}") for n in range(1, 11)]

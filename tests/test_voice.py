@@ -9,10 +9,10 @@ import sqlite3
 import httpx
 import pytest
 
-from bot.channels import messages
+from bot import messages
 from bot.metrics import Metrics
-from bot.transcription import Audio, Transcriber, TranscriptionError
-from bot.voice import MAX_BYTES, VoiceNotes, intelligible
+from bot.voice.notes import MAX_BYTES, VoiceNotes, intelligible
+from bot.voice.transcription import Audio, Transcriber, TranscriptionError
 from tests.conftest import deliver, started, stopped
 from tests.fakes.audio import ogg_opus
 from tests.fakes.transcription import FakeTranscriptionServer
@@ -206,7 +206,7 @@ async def test_other_whatsapp_media_still_get_the_only_text_reply(whatsapp_voice
 # -- configuration --------------------------------------------------------------------------------------------
 def test_the_transcriber_follows_the_settings_and_never_guesses(monkeypatch):
     from bot.settings import Settings
-    from bot.transcription import TranscriberConfigError, create_transcriber
+    from bot.voice.transcription import TranscriberConfigError, create_transcriber
 
     for name in ("OPENAI_API_KEY", "GROQ_API_KEY", "TRANSCRIPTION_API_KEY", "TRANSCRIPTION_BASE_URL",
                  "TRANSCRIPTION_MODEL"):

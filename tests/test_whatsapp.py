@@ -9,8 +9,7 @@ import json
 import httpx
 import pytest
 
-from bot import commands, texts
-from bot.channels import messages
+from bot import commands, messages, texts
 from bot.llm.ollama import OllamaProvider
 from tests.conftest import deliver
 from tests.fakes.llm import FORGING

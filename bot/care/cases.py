@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.storage import Database
+from bot.store.database import Database
 
 OFFERED, OPEN, CLOSED = "offered", "open", "closed"
 ALPHABET = "ACDEFHJKMNPRTUVWXY34679"  # no 0/O, 1/I/L, 2/Z, 5/S, 8/B: read aloud or typed without doubt

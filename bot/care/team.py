@@ -17,18 +17,18 @@ from functools import cache
 from pathlib import Path
 
 from bot import commands
+from bot import messages as m
 from bot.buttons import CareButton
 from bot.care.cases import CLOSED, OFFERED, OPEN, Case, valid_code
-from bot.channels import messages as m
-from bot.inbox import Inbound, InboundKind
-from bot.memory import Memory
 from bot.metrics import Metrics
 from bot.outgoing import ButtonAnswer, CareOffer, Notice, Outgoing
 from bot.reply import Reply
 from bot.safety import IMMINENT
 from bot.safety.country import country_of
+from bot.store.inbox import Inbound, InboundKind
+from bot.store.memory import Memory
 from corpus.text import fold
-from retrieval.chat import normalize_chat
+from retrieval.understand.chat import normalize_chat
 
 log = logging.getLogger("pastor.care")
 

@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.channels.formatting import TELEGRAM_LIMIT, utf16_len
-from bot.daily import passage_label
+from bot.devotional.verses import passage_label
 from corpus.verse import Verse
 from retrieval.results import Status
 from retrieval.retriever import Retriever

@@ -18,12 +18,11 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import AIORateLimiter, Application
 from telegram.request import HTTPXRequest
 
-from bot import buttons, commands
+from bot import buttons, commands, messages
 from bot.buttons import CardButton, CareButton, EraseButton
 from bot.card import Card
 from bot.card import render as render_card
 from bot.care.cases import mentioned_case
-from bot.channels import messages
 from bot.channels.drafts import TelegramDraft, draft_id
 from bot.channels.formatting import sources_html, telegram_html_parts
 from bot.channels.inline import InlineVerses
@@ -32,7 +31,6 @@ from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401
 from bot.channels.typing import repeating
 from bot.conversation import Conversation
 from bot.delivery import DeliveryError
-from bot.inbox import Inbound, InboundKind
 from bot.outgoing import (
     Answer,
     ButtonAnswer,
@@ -47,8 +45,9 @@ from bot.outgoing import (
     VerseCard,
     card_button_data,
 )
-from bot.transcription import Audio
-from bot.voice import AudioUnavailable
+from bot.store.inbox import Inbound, InboundKind
+from bot.voice.notes import AudioUnavailable
+from bot.voice.transcription import Audio
 
 log = logging.getLogger("pastor.telegram")
 

@@ -15,7 +15,7 @@ from telegram._utils.defaultvalue import DEFAULT_NONE, DefaultValue
 from telegram.ext import ExtBot
 
 from bot.channels.malformed import MalformedUpdate, describe, load_json
-from bot.outage import StorageUnavailable
+from bot.store.outage import StorageUnavailable
 
 if TYPE_CHECKING:
     from bot.channels.telegram import TelegramChannel

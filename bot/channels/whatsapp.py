@@ -13,18 +13,16 @@ from dataclasses import asdict
 import httpx
 from aiohttp import web
 
-from bot import commands
+from bot import commands, messages
 from bot.buttons import CareButton, EraseButton, SourcesButton
 from bot.card import Card
 from bot.card import render as render_card
-from bot.channels import messages
 from bot.channels.formatting import sources_plain, split_message
 from bot.channels.malformed import Malformed, MalformedUpdate, load_json
 from bot.channels.typing import repeating
 from bot.channels.whatsapp_intake import MalformedDelivery, inbound_messages
 from bot.conversation import Conversation
 from bot.delivery import DeliveryError
-from bot.inbox import Inbound
 from bot.outgoing import (
     Answer,
     ButtonAnswer,
@@ -39,8 +37,9 @@ from bot.outgoing import (
     VerseCard,
     card_button_data,
 )
-from bot.transcription import Audio
-from bot.voice import AudioUnavailable
+from bot.store.inbox import Inbound
+from bot.voice.notes import AudioUnavailable
+from bot.voice.transcription import Audio
 
 log = logging.getLogger("pastor.whatsapp")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.channels.malformed import MalformedUpdate
 from bot.commands import whatsapp_command
-from bot.inbox import Inbound, InboundKind
+from bot.store.inbox import Inbound, InboundKind
 
 
 class MalformedDelivery(MalformedUpdate):

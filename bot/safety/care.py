@@ -9,8 +9,8 @@ from pathlib import Path
 
 from bot.safety.lexicon import LexiconError
 from corpus.text import fold
-from retrieval.chat import normalize_chat
-from retrieval.tone import pattern_regex
+from retrieval.understand.chat import normalize_chat
+from retrieval.understand.tone import pattern_regex
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "crisis"
 FUNCTIONS = frozenset({"emergencia", "policia", "saude", "intoxicacao", "suicidio", "mulher", "crianca", "idoso",

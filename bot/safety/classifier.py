@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.intent import embedding_text, quoted_windows
-from retrieval.textmodel import LinearTextModel, read_bank
-from retrieval.textmodel import features as _features
-from retrieval.textmodel import folded as _folded
-from retrieval.textmodel import hashing as _hashing
-from retrieval.textmodel import idf_of as _idf
+from retrieval.understand.intent import embedding_text, quoted_windows
+from retrieval.understand.textmodel import LinearTextModel, read_bank
+from retrieval.understand.textmodel import features as _features
+from retrieval.understand.textmodel import folded as _folded
+from retrieval.understand.textmodel import hashing as _hashing
+from retrieval.understand.textmodel import idf_of as _idf
 
 log = logging.getLogger("pastor.safety")
 
@@ -166,7 +166,7 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
 
 def small_talk_exemplars() -> list[Exemplar]:
     """Greetings, thanks and goodbyes are no farewell: the intent bank's small talk, as safe exemplars."""
-    from retrieval.intent import SMALLTALK, load_bank
+    from retrieval.understand.intent import SMALLTALK, load_bank
 
     return [Exemplar(text, "safe", "smalltalk") for text, intent in load_bank() if intent == SMALLTALK]
 

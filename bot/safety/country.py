@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from bot.inbox import Inbound
+from bot.store.inbox import Inbound
 
 CODES_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "dialing_codes.txt"
 

@@ -13,7 +13,7 @@ from corpus.bible import Bible
 from corpus.references import parse_reference, verses_of
 from retrieval.results import SearchResult, Status
 from retrieval.retriever import label
-from retrieval.tone import ToneLabels
+from retrieval.understand.tone import ToneLabels
 
 log = logging.getLogger("pastor.safety")
 

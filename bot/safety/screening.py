@@ -11,7 +11,7 @@ import numpy as np
 from bot.safety.classifier import Embed, RiskModel, embedding_text
 from bot.safety.lexicon import LEVELS, Lexicon
 from corpus.text import fold
-from retrieval.chat import normalize_chat
+from retrieval.understand.chat import normalize_chat
 
 IMMINENT = "imminent"
 DANGER = "danger"

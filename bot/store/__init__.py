@@ -1,0 +1,1 @@
+"""The bot's database (SQLite or PostgreSQL) and its tables: memory, inbox, leases, subscriptions."""

@@ -1,0 +1,1 @@
+"""Voice notes: their length checked, their transcription, the transcript checked."""

@@ -1,0 +1,1 @@
+"""The aptness ranker: graded pairs, the judges' memory, training and ranking."""

@@ -1,0 +1,177 @@
+"""What judges said before: graded (message, verse) pairs as vectors, asked how similar pairs were graded."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.aptness.grades import GradedPair
+
+log = logging.getLogger(__name__)
+
+CLASSES = (2, 1, 0, -1)
+SHARPNESS = 8.0  # kernel exp(SHARPNESS * (cos - 1)): cos 1 -> 1, 0.7 -> 0.09
+MESSAGES_VERSION = "raw-1"  # part of the message cache key: bump when the way messages are prepared changes
+NEIGHBOURS = 12  # graded messages whose apt verses the memory channel offers
+NEAREST = 160  # exemplar pairs whose message is closest: only these are compared verse by verse
+MEMORY_FEATURES = ("knn_apt", "knn_weak", "knn_off", "knn_harm", "same_apt", "same_harm", "knn_grade")
+
+
+class VerseVectors:
+    """Isolated-verse vectors by corpus position (the builder's embedding cache, float16 in memory)."""
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = matrix
+
+    @classmethod
+    def from_cache(cls, texts: Sequence[str], cache_path: Path) -> VerseVectors:
+        from retrieval.index.documents import text_key
+
+        with np.load(cache_path, allow_pickle=False) as data:
+            row = {k: i for i, k in enumerate(data["keys"].tolist())}
+            vectors = data["vectors"]
+            index = np.array([row.get(text_key(t), -1) for t in texts])
+            if (index < 0).any():
+                raise ValueError(f"{int((index < 0).sum())} versículos sem vetor em {cache_path}")
+            return cls(vectors[index].astype(np.float16))
+
+    @classmethod
+    def cached(cls, texts: Sequence[str], cache_path: Path, directory: Path) -> VerseVectors:
+        """`from_cache`, kept aligned to the corpus in ``directory`` and memory-mapped (restarts skip ~0.4 s)."""
+        stat = Path(cache_path).stat()
+        key = hashlib.sha256(f"{cache_path.name}|{stat.st_size}|{stat.st_mtime_ns}|{len(texts)}|"
+                             f"{hashlib.sha256(chr(10).join(texts).encode()).hexdigest()}".encode()).hexdigest()[:16]
+        path = Path(directory) / f"verse-vectors-{key}.npy"
+        if path.exists():
+            try:
+                return cls(np.load(path, mmap_mode="r"))
+            except (OSError, ValueError):
+                log.warning("vetores alinhados ilegíveis em %s: refeitos", path)
+        vectors = cls.from_cache(texts, cache_path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npy")
+            np.save(tmp, vectors.matrix)
+            tmp.replace(path)
+        except OSError as error:
+            log.warning("não foi possível guardar os vetores alinhados em %s: %s", path, error)
+        return vectors
+
+    def __getitem__(self, positions) -> np.ndarray:
+        return self.matrix[positions].astype(np.float32)
+
+
+class GradeMemory:
+    """Graded pairs as (message vector, verse position, grade, situation), searched by kernel similarity."""
+
+    def __init__(self, messages: np.ndarray, pair_message: np.ndarray, pair_position: np.ndarray,
+                 pair_grade: np.ndarray, pair_situation: np.ndarray, verses: VerseVectors,
+                 situations: Sequence[str] = ()):
+        self.messages = messages.astype(np.float32)
+        self.pair_message = pair_message
+        self.pair_position = pair_position
+        self.pair_grade = pair_grade
+        self.pair_situation = pair_situation
+        self.verses = verses
+        self.situations = {name: i for i, name in enumerate(situations)}
+        self.texts: dict[str, int] = {}  # message -> row of ``messages`` (filled by `build`)
+
+    @classmethod
+    def build(cls, pairs: Sequence[GradedPair], position_of: Callable[[str], int | None], embed,
+              verses: VerseVectors, cache_dir: Path | None = None, slug: str = "",
+              prepare: Callable[[str], str] = str) -> GradeMemory:
+        kept = [(p, position_of(p.verse)) for p in pairs]
+        kept = [(p, pos) for p, pos in kept if pos is not None]
+        texts = list(dict.fromkeys(p.q for p, _ in kept))
+        vectors = _message_vectors(texts, embed, cache_dir, slug, prepare)
+        row = {t: i for i, t in enumerate(texts)}
+        situations = sorted({p.situation for p, _ in kept})
+        sid = {s: i for i, s in enumerate(situations)}
+        memory = cls(vectors, np.array([row[p.q] for p, _ in kept], dtype=np.int32),
+                   np.array([pos for _, pos in kept], dtype=np.int32),
+                   np.array([p.grade for p, _ in kept], dtype=np.int8),
+                   np.array([sid[p.situation] for p, _ in kept], dtype=np.int32), verses, situations)
+        memory.texts = row
+        return memory
+
+    def features(self, message: np.ndarray, positions: Sequence[int], exclude: int | None = None) -> np.ndarray:
+        """One row per candidate verse: for each grade, the closest graded pair (message and verse alike),
+        the same verse graded for a close message, and the kernel-weighted grade. ``exclude`` leaves one
+        situation's own pairs out (training)."""
+        out = np.zeros((len(positions), len(MEMORY_FEATURES)), dtype=np.float32)
+        if not len(self.pair_grade) or not len(positions):
+            return out
+        near_message = np.exp(SHARPNESS * (self.messages @ np.asarray(message, np.float32) - 1.0))
+        weight = near_message[self.pair_message]
+        if exclude is not None:
+            weight = np.where(self.pair_situation == exclude, 0.0, weight)
+        chosen = np.argsort(-weight)[:NEAREST]
+        weight = weight[chosen]
+        grades = self.pair_grade[chosen]
+        candidates = self.verses[list(positions)]
+        near_verse = np.exp(SHARPNESS * (candidates @ self.verses[self.pair_position[chosen]].T - 1.0))
+        same = np.asarray(positions)[:, None] == self.pair_position[chosen][None, :]
+        both = near_verse * weight[None, :]
+        for column, grade in enumerate(CLASSES):
+            mask = grades == grade
+            if mask.any():
+                out[:, column] = both[:, mask].max(axis=1)
+        out[:, 4] = (same * weight[None, :] * (grades == 2)[None, :]).max(axis=1)
+        out[:, 5] = (same * weight[None, :] * (grades == -1)[None, :]).max(axis=1)
+        total = both.sum(axis=1)
+        out[:, 6] = np.where(total > 1e-9, (both * grades[None, :]).sum(axis=1) / np.maximum(total, 1e-9), 0.5)
+        return out
+
+    def channel(self, message: np.ndarray, limit: int = 30, mask=None, exclude: int | None = None,
+                neighbours: int = NEIGHBOURS) -> list[int]:
+        """Verses judged apt for the closest graded messages, most supported first: each of the ``neighbours``
+        closest messages votes with its kernel weight (apt +1, weak +0.25, tone-deaf -2); only verses some close
+        message found apt are offered."""
+        if not len(self.pair_grade):
+            return []
+        near = np.exp(SHARPNESS * (self.messages @ np.asarray(message, np.float32) - 1.0))
+        if exclude is not None:
+            near[np.unique(self.pair_message[self.pair_situation == exclude])] = 0.0
+        closest = np.argsort(-near)[:neighbours]
+        weight = np.zeros_like(near)
+        weight[closest] = near[closest]
+        weight = weight[self.pair_message]
+        value = np.select([self.pair_grade == 2, self.pair_grade == 1, self.pair_grade == -1], [1.0, 0.25, -2.0], 0.0)
+        votes: dict[int, float] = {}
+        apt: set[int] = set()
+        for i in np.flatnonzero(weight > 0):
+            position = int(self.pair_position[i])
+            votes[position] = votes.get(position, 0.0) + float(weight[i] * value[i])
+            if self.pair_grade[i] == 2:
+                apt.add(position)
+        ranked = sorted((p for p in apt if votes[p] > 0 and (mask is None or mask[p])), key=lambda p: -votes[p])
+        return ranked[:limit]
+
+
+def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
+                     prepare: Callable[[str], str] = str) -> np.ndarray:
+    """The vectors of the messages as the search embeds them (``prepare``), kept in ``cache_dir`` keyed by the
+    texts and the embedder (a restart reads them instead of preparing and embedding ~1,300 messages)."""
+    if not texts:
+        return np.zeros((0, 1), np.float32)
+    digest = hashlib.sha256(("\n".join(texts) + slug + MESSAGES_VERSION).encode()).hexdigest()[:16]
+    path = Path(cache_dir) / f"aptness-messages-{digest}.npy" if cache_dir else None
+    if path is not None and path.exists():
+        try:
+            return np.load(path)
+        except (OSError, ValueError):
+            log.warning("vetores das mensagens avaliadas ilegíveis em %s: refeitos", path)
+    vectors = np.asarray(embed([prepare(t) for t in texts]), dtype=np.float32)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npy")
+            np.save(tmp, vectors)
+            tmp.replace(path)
+        except OSError as error:
+            log.warning("não foi possível guardar os vetores das mensagens avaliadas em %s: %s", path, error)
+    return vectors

@@ -1,0 +1,215 @@
+"""The aptness ranker: orders the candidates of a life told by what blind judges found apt, and sets aside
+what a harm model finds unfit for this reader (a good verse that would wound this person now).
+
+Two linear models over the same features (retrieval/data/aptness/model.json, trained by
+`python -m retrieval train-ranker` from the graded pairs beside it): P(apt) orders, P(harm) vetoes."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from corpus.canon import BY_CODE
+from retrieval.aptness.memory import MEMORY_FEATURES, GradeMemory, VerseVectors
+
+MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "aptness" / "model.json"
+CANDIDATES = 30  # fused candidates the ranker orders; the rest keep their fused order after them
+CHANNELS = ("need", "topical", "lexical", "dense", "memory")
+GROUPS = ("Lei", "Históricos", "Poéticos", "Profetas Maiores", "Profetas Menores", "Evangelhos", "Atos",
+          "Cartas Paulinas", "Cartas Gerais", "Apocalipse")
+TONES = ("juizo", "morte", "esterilidade", "lei_sexual", "condicao", "pecado_condenado", "culpa_pobreza")
+HARM_FEATURES = ("verse_cosine", "votes", "words", *(f"tone_{t}" for t in ("juizo", "morte", "esterilidade",
+                 "lei_sexual", "condicao", "pecado_condenado", "culpa_pobreza")), *MEMORY_FEATURES)
+FEATURES = ("fused_rank", "fused_log_rank", "fused_share", *(f"rank_{c}" for c in CHANNELS), "curated",
+            "window_cosine", "verse_cosine", "verse_cosine_gap", "situation_score", "recognised", "votes",
+            "words", *(f"group_{g}" for g in GROUPS), *(f"tone_{t}" for t in TONES), *MEMORY_FEATURES)
+
+
+class AptnessModelError(ValueError):
+    """The ranker's model file is missing fields or was trained on other features."""
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """A logistic model over some of the features, with its standardisation: P = sigmoid(w · (x - mean) / scale + b)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+    features: tuple[str, ...] = FEATURES
+
+    @property
+    def columns(self) -> list[int]:
+        return [FEATURES.index(name) for name in self.features]
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        z = ((x[:, self.columns] - self.mean) / self.scale) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def as_dict(self) -> dict:
+        return {"features": list(self.features), "mean": self.mean.round(6).tolist(),
+                "scale": self.scale.round(6).tolist(), "weights": self.weights.round(6).tolist(),
+                "bias": round(float(self.bias), 6)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LinearModel:
+        names = tuple(data.get("features", FEATURES))
+        unknown = [n for n in names if n not in FEATURES]
+        if unknown:
+            raise AptnessModelError(f"características desconhecidas no modelo: {unknown}")
+        return cls(*(np.asarray(data[k], dtype=np.float32) for k in ("mean", "scale", "weights")),
+                   float(data["bias"]), names)
+
+
+@dataclass(frozen=True)
+class AptnessModel:
+    apt: LinearModel
+    harm: LinearModel
+    harm_threshold: float  # P(harm) at or above this sets a verse aside for this reader
+    harm_weight: float  # how much P(harm) lowers the order below the veto
+    search_weight: float = 0.0  # the search's own order, blended with the ranker's (see `blended`)
+    data_sha: str = ""  # the graded pairs it was trained on
+    situations: frozenset[str] = frozenset()  # the situations it saw (eval reports them apart)
+
+    @classmethod
+    def load(cls, path: Path = MODEL_FILE) -> AptnessModel:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            if tuple(data["features"]) != FEATURES:
+                raise AptnessModelError(f"{path}: treinado com outras características; rode "
+                                        "`python -m retrieval train-ranker`")
+            return cls(LinearModel.from_dict(data["apt"]), LinearModel.from_dict(data["harm"]),
+                       float(data["harm_threshold"]), float(data["harm_weight"]),
+                       float(data.get("search_weight", 0.0)), data.get("data_sha", ""),
+                       frozenset(data.get("situations", ())))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            if isinstance(error, AptnessModelError):
+                raise
+            raise AptnessModelError(f"modelo do ranqueador ilegível em {path}: {error}") from error
+
+    def save(self, path: Path, **extra) -> None:
+        data = {"features": list(FEATURES), "apt": self.apt.as_dict(), "harm": self.harm.as_dict(),
+                "harm_threshold": self.harm_threshold, "harm_weight": self.harm_weight,
+                "search_weight": self.search_weight, "data_sha": self.data_sha,
+                **extra, "situations": sorted(self.situations)}
+        Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+class AptnessFeatures:
+    """The feature rows of a message's candidates: how the search found them, what they say, what judges said."""
+
+    def __init__(self, bible, verses: VerseVectors, memory: GradeMemory, topics=None, tones=None):
+        self.verses = verses
+        self.memory = memory
+        votes = topics.verse_votes if topics is not None else {}
+        self.votes = np.array([math.log1p(votes.get(p, 0.0)) for p in range(len(bible.verses))], np.float32)
+        self.words = np.array([math.log1p(len(v.text.split())) for v in bible.verses], np.float32)
+        self.group = np.array([GROUPS.index(BY_CODE[v.book].group) for v in bible.verses], np.int8)
+        self.tones = tones
+
+    def rows(self, fusion, positions: list[int], exclude: int | None = None) -> np.ndarray:
+        fused_rank = {p: i for i, (p, _) in enumerate(fusion.fused)}
+        top = fusion.fused[0][1] if fusion.fused else 1.0
+        score = dict(fusion.fused)
+        seen = list(fusion.similarity.values())
+        floor = (min(seen) - 0.05) if seen else 0.0
+        cosines = self.verses[positions] @ np.asarray(fusion.vector, np.float32)
+        situation = max((r.score for r in fusion.recognised), default=0.0)
+        curated = fusion.need.curated if fusion.need is not None else frozenset()
+        x = np.zeros((len(positions), len(FEATURES)), np.float32)
+        for i, p in enumerate(positions):
+            rank = fused_rank.get(p, len(fusion.fused))
+            x[i, 0] = 1.0 / (1 + rank)
+            x[i, 1] = math.log1p(rank)
+            x[i, 2] = score.get(p, 0.0) / top if top else 0.0
+            for j, channel in enumerate(CHANNELS):
+                r = fusion.ranks.get(channel, {}).get(p)
+                x[i, 3 + j] = 1.0 / (1 + r) if r else 0.0
+            base = 3 + len(CHANNELS)
+            x[i, base] = float(p in curated)
+            x[i, base + 1] = fusion.similarity.get(p, floor)
+            x[i, base + 2] = cosines[i]
+            x[i, base + 3] = cosines[i] - cosines.max()
+            x[i, base + 4] = situation
+            x[i, base + 5] = float(bool(fusion.recognised))
+            x[i, base + 6] = self.votes[p]
+            x[i, base + 7] = self.words[p]
+            x[i, base + 8 + self.group[p]] = 1.0
+            for key in self.tones.of(p) if self.tones is not None else ():
+                if key in TONES:
+                    x[i, base + 8 + len(GROUPS) + TONES.index(key)] = 1.0
+        start = len(FEATURES) - len(MEMORY_FEATURES)
+        x[:, start:] = self.memory.features(fusion.vector, positions, exclude)
+        return x
+
+
+    def pair_rows(self, vector: np.ndarray, positions: list[int], exclude: int | None = None) -> np.ndarray:
+        """Rows of verses the search did not bring: only what the verse says and what judges said is filled
+        (the harm model's features)."""
+        from retrieval.results import Fusion
+
+        return self.rows(Fusion([], {}, {}, None, [], [], None, vector, False, False), positions, exclude)
+
+
+class AptnessRanker:
+    """The judges' memory as a candidate channel; with a model, re-orders a life told's fused candidates by
+    P(apt) - harm_weight * P(harm), blended with the search's order, and vetoes P(harm) >= threshold."""
+
+    def __init__(self, model: AptnessModel | None, features: AptnessFeatures, candidates: int = CANDIDATES):
+        self.model = model
+        self.features = features
+        self.candidates = candidates
+
+    def scores(self, fusion, positions: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        x = self.features.rows(fusion, positions)
+        return self.model.apt.probability(x), self.model.harm.probability(x)
+
+    def rerank(self, text: str, fusion, retriever=None) -> tuple[list[tuple[int, float]], frozenset[int]]:
+        head = fusion.fused[:self.candidates]
+        if not head:
+            return fusion.fused, frozenset()
+        positions = [p for p, _ in head]
+        apt, harm = self.scores(fusion, positions)
+        order = blended(apt - self.model.harm_weight * harm, self.model.search_weight)
+        unfit = frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
+        ranked = sorted(range(len(positions)), key=lambda i: -order[i])
+        top = 1.0 + float(order.max() - order.min())
+        reordered = [(positions[i], top + float(order[i])) for i in ranked]
+        return reordered + fusion.fused[self.candidates:], unfit
+
+
+def blended(score: np.ndarray, search_weight: float, k: float = 10.0) -> np.ndarray:
+    """Reciprocal-rank blend of the ranker's order and the search's (``score`` lists candidates in search order):
+    the search's weight keeps what it put first near the top when the ranker hardly prefers another."""
+    ranker_rank = np.empty(len(score))
+    ranker_rank[np.argsort(-score, kind="stable")] = np.arange(len(score))
+    return 1.0 / (k + ranker_rank) + search_weight / (k + np.arange(len(score)))
+
+
+def open_ranker(bible, embedder, thesaurus, topics, tones, index_dir: Path, cache_dir: Path,
+                model_path: Path = MODEL_FILE) -> AptnessRanker:
+    """The ranker as trained, over this index; AptnessModelError says why it cannot serve this index."""
+    from retrieval.aptness.grades import grade_files, load_all, position_of
+    from retrieval.understand.query import plan_query
+
+    model = AptnessModel.load(model_path)
+    trained_for = json.loads(Path(model_path).read_text(encoding="utf-8")).get("embedder", "")
+    slug = embedder.identity.slug
+    if trained_for and trained_for != slug:
+        raise AptnessModelError(f"o ranqueador pastoral foi treinado com o embedder {trained_for}, não {slug}")
+    cache = index_dir / "embeddings" / f"{slug}.npz"
+    if not cache.exists():
+        raise AptnessModelError(f"vetores dos versículos ausentes em {cache}: rode `python -m retrieval build`")
+    try:
+        verses = VerseVectors.cached([v.text for v in bible.verses], cache, cache_dir)
+    except (OSError, ValueError) as error:
+        raise AptnessModelError(f"vetores dos versículos ilegíveis em {cache}: {error}") from error
+    pairs = load_all(grade_files())
+    memory = GradeMemory.build(pairs, lambda vid: position_of(bible, vid), embedder.embed, verses, cache_dir, slug,
+                               lambda q: plan_query(q, thesaurus).search_text)
+    return AptnessRanker(model, AptnessFeatures(bible, verses, memory, topics, tones))

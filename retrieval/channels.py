@@ -1,0 +1,106 @@
+"""The search channels of `Retriever` (its base): lexical, dense, server-fused and topical rankings, the
+quotation a message holds word for word, and the signals the evidence floor reads."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrieval.evidence import EvidenceSignals, faith_word_count
+from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.passages import words_of
+from retrieval.understand.query import BOOK_TALK, QueryPlan
+
+VERBATIM_WORDS = 5  # this many words of a verse in a row make a message a quotation of it
+
+
+class SearchChannels:
+    """Reads what `Retriever` holds: its Bible, lexical index, vector store, topics, params and caches."""
+
+    def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
+        """Verses, among the best lexical and dense candidates, that hold a run of the message's words
+        (``VERBATIM_WORDS`` in a row, typed loosely): a quotation, whatever else the message says."""
+        wanted = shingles(words_of(plan.text).split(), VERBATIM_WORDS)
+        if not wanted:
+            return []
+        found = []
+        held = self.lexical.by_coordination(plan.alternatives, scores, 50, mask)  # most of its words, anywhere
+        for position in dict.fromkeys([*held, *_top(scores, 50), *dense[:50]]):
+            words = self._folded_words.get(position)
+            if words is None:
+                words = self._folded_words[position] = words_of(self.bible.verses[position].text).split()
+            if wanted & shingles(words, VERBATIM_WORDS):
+                found.append(position)
+        return found
+
+    def _lexical(self, plan: QueryPlan, scores: np.ndarray, mask) -> tuple[list[int], int]:
+        """The lexical ranking from the question's own scores (plus its concepts' words), and how many
+        question words (or equivalents) the best verse holds."""
+        best = self.bible.verses[int(np.argmax(scores))].text if scores.any() else ""
+        best_terms = self.lexical.groups_in(plan.alternatives, best)
+        if plan.concepts and self.params.expansion_weight:
+            scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
+        return _top(scores, self.params.candidates), best_terms
+
+    def _dense(self, plan: QueryPlan, vector: np.ndarray) -> tuple[list[int], dict[int, float]]:
+        matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
+        ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
+        similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
+        return ranked, similarity
+
+    def _server_fused(self, plan: QueryPlan) -> list[int]:
+        """Dense plus sparse BM25, fused by the store: the question's stems, then equivalents and concepts."""
+        from retrieval.index import sparse
+
+        stem = self.lexical.analyzer.stemmer
+        weights: dict[str, float] = {}
+        for concept_word in plan.expansion.split() if plan.concepts else ():
+            weights[stem(concept_word)] = self.params.expansion_weight
+        for word, *alternatives in plan.alternatives:
+            if word in STOPWORDS or len(word) < 2:
+                continue
+            for alternative in alternatives:
+                weights[stem(alternative)] = max(weights.get(stem(alternative), 0), self.params.equivalents_weight)
+            weights[stem(word)] = 1.0
+        vector = self.embed_query(plan.search_text)
+        matches = self.store.query_hybrid(vector, sparse.query_vector(weights), self.params.candidates,
+                                          plan.scope.where() if plan.scope else None)
+        return [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
+
+    def _topical(self, plan: QueryPlan, mask) -> list[int]:
+        if self.topics is None or not plan.concepts:
+            return []
+        # inside a scope, every voted verse of the topics is considered before filtering: a small book's
+        # verses are rarely among the topics' first few hundred
+        limit = self.params.candidates * 3 if mask is None else len(mask)
+        ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=limit)
+        return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
+
+    def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
+                 dense: list[int], topical: int, mask) -> EvidenceSignals:
+        values = [similarity[p] for p in dense]
+        top = values[0] if values else 0.0
+        margin = top - values[min(49, len(values) - 1)] if values else 0.0
+        return EvidenceSignals(dense_top=round(top, 4), dense_margin=round(margin, 4),
+                               lexical_terms=len(self.lexical.query_terms(plan.search_text)),
+                               lexical_best=lexical_best, concepts=len(plan.concepts),
+                               faith_words=faith_word_count(plan.text), **self._scope_signals(plan, topical, mask))
+
+    def _scope_signals(self, plan: QueryPlan, topical: int, mask) -> dict:
+        """Whether the scope's own verses speak of the question's theme (see EvidenceFloor.scope_treats_it)."""
+        if plan.scope is None:
+            return {}
+        theme = [group for group in plan.alternatives if group[0] not in BOOK_TALK]
+        words = len(self.lexical.analyzer.words(" ".join(group[0] for group in theme)))
+        found = int(self.lexical.coordination(theme, mask).max(initial=0))
+        return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
+
+
+def shingles(words: list[str], n: int) -> set[tuple[str, ...]]:
+    """Every run of ``n`` consecutive words."""
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def _top(scores: np.ndarray, n: int) -> list[int]:
+    n = min(n, len(scores) - 1)
+    top = np.argpartition(-scores, n)[:n]
+    return [int(p) for p in top[np.argsort(-scores[top], kind="stable")] if scores[p] > 0]

@@ -1,0 +1,1 @@
+"""Questions about the Bible's content: passages known by name, Bible people."""

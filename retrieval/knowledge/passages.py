@@ -1,0 +1,152 @@
+"""Passages known by their name ("parábola do filho pródigo", "armadura de Deus"): data/passages.toml."""
+
+from __future__ import annotations
+
+import logging
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.references import Reference, exists, parse_reference
+from corpus.text import fold
+from retrieval.index.lexical import STOPWORDS
+
+log = logging.getLogger(__name__)
+
+PASSAGES_FILE = Path(__file__).resolve().parent.parent / "data" / "passages.toml"
+_NON_WORD = re.compile(r"[^\w]+")
+_NUMBERS = dict(zip("1 2 3 4 5 7 10 12".split(), "um dois tres quatro cinco sete dez doze".split()))
+
+
+class PassagesError(ValueError):
+    """The named passages file is malformed; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class NamedPassage:
+    name: str
+    reference: Reference
+    kind: str  # parabola, sermao, oracao, milagre, evento, historia, salmo, texto
+    others: tuple[Reference, ...] = ()  # parallel accounts
+
+
+def words_of(text: str) -> str:
+    """Folded words separated by single spaces, for phrase matching."""
+    return " ".join(_NON_WORD.sub(" ", fold(text)).split())
+
+
+def _spelled(words: list[str]) -> list[str]:
+    """Small numbers written as words, as passages are named ("10 virgens" is "dez virgens")."""
+    return [_NUMBERS.get(w, w) for w in words]
+
+
+# words that only frame a request for a passage ("aquele capítulo", "me manda a história de…")
+FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passagem trecho versiculo versiculos biblia "
+                  "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
+                  "queria ler pastor".split())
+OWN_WORD_LENGTH = 7
+MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one substitution, insertion or deletion."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+class NamedPassages:
+    """Finds the passage a message names, by its name or one of its variants (longest match wins)."""
+
+    def __init__(self, passages: list[NamedPassage], phrases: dict[str, NamedPassage]):
+        self.passages = passages
+        self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
+        phrases = self.phrases
+        self._corrections: dict[str, str] = {}
+        self._vocabulary: dict[tuple[str, int], list[str]] = {}  # (first letter, length) -> words of the names
+        for word in {w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}:
+            self._vocabulary.setdefault((word[0], len(word)), []).append(word)
+        owners: dict[str, set[str]] = {}
+        for phrase, passage in phrases.items():
+            for word in phrase.split():
+                owners.setdefault(word, set()).add(passage.name)
+        by_name = {p.name: p for p in passages}
+        # a long word that only one passage's names hold ("diluvio", "getsemani") names it in a short question
+        self._own_words = {w: by_name[next(iter(names))] for w, names in owners.items()
+                           if len(names) == 1 and len(w) >= OWN_WORD_LENGTH}
+        alternation = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+        self._regex = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if phrases else None
+
+    @classmethod
+    def load(cls, bible=None, path: Path = PASSAGES_FILE) -> NamedPassages:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise PassagesError(f"{path}: {error}") from error
+        passages, phrases, absent = [], {}, []
+        for n, entry in enumerate(data.get("passagem", []), 1):
+            name, where = entry.get("nome", ""), entry.get("trecho", "")
+            reference = parse_reference(where)
+            if not name or reference is None:
+                raise PassagesError(f"{path}: passagem {n} ({name or 'sem nome'}): trecho inválido {where!r}")
+            if bible is not None and not exists(reference, bible):
+                absent.append(where)
+                continue
+            others = tuple(r for r in (parse_reference(o) for o in entry.get("outros", [])) if r is not None)
+            passage = NamedPassage(name, reference, entry.get("tipo", "texto"), others)
+            passages.append(passage)
+            for phrase in [name, *entry.get("variantes", [])]:
+                key = words_of(phrase)
+                if len(key.split()) >= 2:  # one word alone is never a passage's name
+                    phrases.setdefault(key, passage)
+        if absent:
+            log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
+                        len(absent), ", ".join(absent[:5]) + (" …" if len(absent) > 5 else ""))
+        return cls(passages, phrases)
+
+    def find(self, text: str) -> NamedPassage | None:
+        match = self.match(text)
+        return match[0] if match else None
+
+    def match(self, text: str) -> tuple[NamedPassage, float] | None:
+        """The passage named, and how much of the message its name is (its content words / the message's)."""
+        if self._regex is None:
+            return None
+        words = [self._corrected(w) for w in _spelled(words_of(text).split())]
+        found = [m.group(0) for m in self._regex.finditer(" ".join(words))]
+        if not found:
+            return None
+        name = max(found, key=len)
+        # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name
+        content = [w for w in words if w not in STOPWORDS and w not in FRAME]
+        named = [w for w in name.split() if w not in STOPWORDS and w not in FRAME]
+        return self.phrases[name], min(1.0, len(named) / max(1, len(content)))
+
+    def by_own_word(self, text: str) -> NamedPassage | None:
+        """The passage a word of the message belongs to alone, when exactly one passage is so named."""
+        found = {self._own_words[w].name: self._own_words[w]
+                 for w in (self._corrected(w) for w in _spelled(words_of(text).split())) if w in self._own_words}
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def _corrected(self, word: str) -> str:
+        """A long word one letter away from a word of the names ("prodijo", "ressureicao") is taken as it."""
+        if len(word) < MIN_TYPO_LENGTH:
+            return word
+        known = self._corrections.get(word)
+        if known is not None:
+            return known
+        if len(self._corrections) > 50_000:
+            self._corrections.clear()
+        self._corrections[word] = corrected = self._nearest(word)
+        return corrected
+
+    def _nearest(self, word: str) -> str:
+        candidates = [c for n in (len(word) - 1, len(word), len(word) + 1)
+                      for c in self._vocabulary.get((word[0], n), ())]
+        if word in candidates:
+            return word
+        return next((c for c in candidates if one_edit(word, c)), word)

@@ -1,0 +1,258 @@
+"""Bible people and events (Theographic Bible Metadata, CC BY-SA 4.0), with Portuguese names aligned from
+the corpus: the capitalised word that the verses listing a person share far more than the rest of the Bible."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from corpus.canon import BY_CODE, BY_OSIS
+from corpus.text import fold
+from retrieval.knowledge.homonyms import describe, listed_together, prominent, written_after
+from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
+
+_CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
+_LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
+DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
+FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
+MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
+DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
+MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
+OWN_SPELLING = 0.8  # a name spelled this much like the English one is the person's own, never a companion's
+CREDIT = "Pessoas e eventos bíblicos © Theographic Bible Metadata (Robert Rouse), CC BY-SA 4.0"
+
+
+class PeopleError(RuntimeError):
+    """The Theographic files cannot be read."""
+
+
+@dataclass(frozen=True)
+class Person:
+    id: str  # "david_994"
+    english: str  # "David"
+    name: str  # "davi", folded
+    display: str  # "Davi", as the corpus spells it
+    qualifiers: frozenset[str]  # other words that tell this person apart ("madalena", "batista")
+    positions: tuple[int, ...]  # corpus positions of the verses listing the person
+    events: tuple[tuple[str, tuple[int, ...]], ...]  # (title, positions) of the events the person takes part in
+    gender: str = ""  # "Male" or "Female"
+    # (FAMILY column, folded name, their verses): ("father", "zebedeu", 11); none whose name may be another's
+    relatives: tuple[tuple[str, str, int], ...] = ()
+    also: tuple[str, ...] = ()  # the other words aligned to the person's verses ("madalena"), best first
+
+
+@dataclass(frozen=True)
+class Event:
+    title: str  # English, for matching only ("David Kills Goliath")
+    positions: tuple[int, ...]
+
+
+def _positions(bible, osis_ids: str) -> tuple[int, ...]:
+    out = []
+    for osis in osis_ids.split(","):
+        parts = osis.strip().split(".")
+        if len(parts) != 3 or parts[0].lower() not in BY_OSIS:
+            continue
+        position = bible.position(BY_OSIS[parts[0].lower()].code, int(parts[1]), int(parts[2]))
+        if position is not None:
+            out.append(position)
+    return tuple(sorted(set(out)))
+
+
+class PeopleIndex:
+    """People found by their Portuguese name in a question; their key passages; events by their verses."""
+
+    def __init__(self, people: list[Person], events: list[Event], chapter_of: list[tuple[str, int]] | None = None,
+                 names: dict[str, tuple[int, ...]] | None = None):
+        self.people = people
+        self.names = names or {}  # proper names of places and peoples -> the verses that write them
+        self.spelled: dict[str, str] = {}  # folded proper name -> as the corpus writes it
+        self._chapter = chapter_of or []
+        self.events = events
+        self.by_name: dict[str, list[Person]] = {}
+        for person in sorted(people, key=lambda p: -len(p.positions)):
+            self.by_name.setdefault(person.name, []).append(person)
+        self._names_by_initial: dict[str, list[str]] = {}
+        for name in self.by_name:
+            self._names_by_initial.setdefault(name[0], []).append(name)
+
+    @classmethod
+    def load(cls, directory: Path, bible) -> PeopleIndex:
+        try:
+            with open(directory / "People.csv", encoding="utf-8-sig", newline="") as f:
+                people_rows = list(csv.DictReader(f))
+            with open(directory / "Events.csv", encoding="utf-8-sig", newline="") as f:
+                event_rows = list(csv.DictReader(f))
+        except (OSError, csv.Error, UnicodeDecodeError) as error:
+            raise PeopleError(f"dados de pessoas e eventos ilegíveis em {directory}: {error}") from error
+        events = [Event(row["title"], _positions(bible, row.get("verses", ""))) for row in event_rows]
+        by_participant: dict[str, list[Event]] = {}
+        for row, event in zip(event_rows, events):
+            for pid in set(filter(None, (row.get("participants") or "").split(","))):
+                by_participant.setdefault(pid.strip(), []).append(event)
+        spelled: dict[str, str] = {}
+        capitalised = []
+        for verse in bible.verses:
+            words = _CAPITALISED.findall(verse.text)
+            for word in words:
+                spelled.setdefault(fold(word), word)
+            capitalised.append(frozenset(fold(w) for w in words))
+        df = Counter(w for words in capitalised for w in words)
+        lower = Counter(w for v in bible.verses for w in set(_LOWER.findall(fold(v.text))) if w in df)
+        # a proper name is written capitalised inside a sentence somewhere ("Vai ter com..." starts one only)
+        proper = {fold(m.group(0)) for v in bible.verses for m in _CAPITALISED.finditer(v.text)
+                  if m.start() > 0 and v.text[:m.start()].rstrip()[-1:] not in ".!?:;«“\"—"}
+        aligned = []
+        for row in people_rows:
+            positions = _positions(bible, row.get("verses", ""))
+            names = _aligned(row["name"], positions, capitalised, df, len(bible.verses)) if positions else []
+            names = [n for n in names if lower[n] < df[n] and n in proper]  # "Erã" folds to "era": a word
+            if names:
+                aligned.append((row, positions, names))
+        # a name already carried by a more prominent person of another English name is a companion's
+        # ("James" always beside "João"): the next candidate is this person's own
+        owner: dict[str, tuple[int, str]] = {}
+        for row, positions, names in aligned:
+            if len(positions) > owner.get(names[0], (0, ""))[0]:
+                owner[names[0]] = (len(positions), row["name"])
+        primary: dict[str, str] = {}
+        for row, positions, names in aligned:
+            holder = owner.get(names[0])
+            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1 \
+                    and _likeness(row["name"], names[0]) < OWN_SPELLING:  # "Joses" is "José", beside Joseph
+                names[:] = names[1:]
+            primary[row["personLookup"]] = names[0]
+        _same_english_same_name(aligned, primary, capitalised)
+        known = {row["personLookup"]: len(positions) for row, positions, _ in aligned}
+        doubtful = listed_together(aligned)
+        people = []
+        for row, positions, names in aligned:
+            if row["personLookup"].startswith(DIVINE):
+                continue
+            # the family tells homonyms apart: "Tiago, irmão de Jesus", "José, marido de Maria"
+            relatives = [(column, primary[pid], known[pid], pid) for column in FAMILY
+                         for pid in map(str.strip, (row.get(column) or "").split(","))
+                         if pid in primary and primary[pid] != names[0]]
+            own = by_participant.get(row["personLookup"], [])
+            people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]],
+                                 frozenset(names[1:]) | {r[1] for r in relatives}, positions,
+                                 tuple((e.title, e.positions) for e in own if e.positions), row.get("gender") or "",
+                                 tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:])))
+        places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
+        for position, words in enumerate(capitalised):
+            for word in words & proper:
+                if lower[word] < df[word]:  # "Que" opens a quoted sentence; a name is rarely written lowercase
+                    places.setdefault(word, []).append(position)
+        # "João Batista": a proper word written after the name in the Baptist's verses only chooses him
+        after = written_after(people, bible.verses, {w for w in proper if lower[w] < df[w]})
+        people = [replace(p, qualifiers=p.qualifiers | after[p.id]) if p.id in after else p for p in people]
+        index = cls(people, [e for e in events if e.positions], [(v.book, v.chapter) for v in bible.verses],
+                    {w: tuple(ps) for w, ps in places.items() if len(ps) <= MAX_PLACE_VERSES})
+        index.spelled = spelled
+        return index
+
+    def find(self, folded_words: list[str]) -> Person | None:
+        """The person the question names: a qualifier said beside the name chooses among homonyms,
+        else the one the Bible speaks of most."""
+        candidates = self._candidates(folded_words)
+        qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
+        return qualified[0] if qualified else candidates[0] if candidates else None
+
+    def homonyms(self, folded_words: list[str]) -> list[tuple[Person, str]]:
+        """The well-known people the name said may mean, each with what tells them apart, when nothing said
+        chooses among them (the one to answer first); empty when one person is meant."""
+        candidates = self._candidates(folded_words)
+        if any(p.qualifiers & set(folded_words) for p in candidates):
+            return []
+        chosen = prominent(candidates)
+        described = {}  # two told apart by nothing the data knows are offered once
+        for person in chosen:
+            described.setdefault(describe(person, chosen, self.spelled, self._where(person), self.by_name), person)
+        return [(p, d) for d, p in described.items()] if len(described) > 1 else []
+
+    def _candidates(self, folded_words: list[str]) -> list[Person]:
+        """Everyone called by the first name the question says, best known first."""
+        for word in folded_words:
+            candidates = self.by_name.get(word) or self.by_name.get(self._spelling(word), ())
+            if candidates:
+                return candidates
+        return []
+
+    def _where(self, person: Person) -> str:
+        """The chapter that speaks of the person most ("Atos 8")."""
+        chapters = Counter(self._chapter[p] for p in person.positions)
+        book, chapter = max(chapters, key=lambda c: (chapters[c], -person.positions.index(
+            next(p for p in person.positions if self._chapter[p] == c))))
+        return f"{BY_CODE[book].name} {chapter}"
+
+    def named_in(self, folded_words: list[str]) -> tuple[str, tuple[int, ...]] | None:
+        """A proper name of the corpus that the question says (a place: "Betel", "Getsêmani") and its verses."""
+        for word in folded_words:
+            if word in self.names and word not in self.by_name:
+                return self.spelled.get(word, word), self.names[word]
+        return None
+
+    def _spelling(self, word: str) -> str:
+        """A long name typed one letter off ("mefiboset") is the name it nearly is, when only one is."""
+        if len(word) < MIN_TYPO_LENGTH:
+            return word
+        near = [n for n in self._names_by_initial.get(word[0], ()) if one_edit(word, n)]
+        return near[0] if len(near) == 1 else word
+
+    def _introduction(self, person: Person) -> int:
+        """The person's first verse in the first chapter that speaks of them at length, else their first."""
+        chapters = Counter(self._chapter[p] for p in person.positions)
+        return next((p for p in person.positions if chapters[self._chapter[p]] >= DENSE), person.positions[0])
+
+    def key_passages(self, person: Person, votes=None, limit: int = 6) -> list[int]:
+        """Where the person is introduced, their longest events, and (for the Old Testament's people) the
+        most-read verse of the New Testament that names them; else their most-read verses."""
+        chosen: list[int] = [self._introduction(person)]
+        for _, positions in sorted(person.events, key=lambda e: (-len(e[1]), e[1][0]))[:limit]:
+            chosen.append(positions[0])
+        if votes is not None:
+            chosen += votes(list(person.positions), limit)
+        return list(dict.fromkeys(chosen))[:limit]
+
+
+def _likeness(english: str, folded: str) -> float:
+    return SequenceMatcher(None, fold(english), folded).ratio()
+
+
+def _same_english_same_name(aligned, primary: dict[str, str], capitalised) -> None:
+    """A person aligned to a companion's name ("James, son of Alphaeus" listed beside Matthew and Alphaeus)
+    takes the Portuguese name most people of the same English name have, when their verses write it."""
+    votes: dict[str, Counter] = {}
+    english_of: dict[str, set[str]] = {}
+    for row, positions, names in aligned:
+        votes.setdefault(row["name"], Counter())[names[0]] += 1 + len(positions) / 1e6  # ties: the better known
+        english_of.setdefault(names[0], set()).add(row["name"])
+    for row, positions, names in aligned:
+        shared = votes[row["name"]].most_common(1)[0][0]
+        if shared == names[0] or not english_of[names[0]] - {row["name"]}:
+            continue  # already the shared name, or a name no one of another English name is known by
+        if sum(shared in capitalised[p] for p in positions) >= MIN_COVERAGE * len(positions):
+            names[:] = [shared, *(n for n in names if n != shared)]
+            primary[row["personLookup"]] = shared
+
+
+def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:
+    """The folded Portuguese name (and qualifiers) of a person: frequent in their verses, rare elsewhere,
+    spelled like the English name when several qualify."""
+    counts = Counter(w for p in positions for w in capitalised[p])
+    target = fold(english)
+    scored = []
+    for word, n in counts.items():
+        coverage = n / len(positions)
+        lift = coverage / (df[word] / total)
+        if coverage < MIN_COVERAGE or lift < 3:
+            continue
+        similarity = SequenceMatcher(None, target, word).ratio()
+        scored.append((coverage * math.log(lift) * (0.5 + similarity), word))
+    scored.sort(reverse=True)
+    return [w for s, w in scored[:3] if s >= 0.5 * scored[0][0]] if scored else []

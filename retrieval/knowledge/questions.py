@@ -1,0 +1,117 @@
+"""Questions about the Bible's content: a passage by its name, a person, a conversation's small talk."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from corpus.references import verses_of
+from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.passages import NamedPassages, words_of
+from retrieval.knowledge.people import PeopleIndex
+from retrieval.results import OK, REFERENCE, SearchResult
+from retrieval.understand.intent import KNOWLEDGE, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
+
+MAX_PASSAGE_VERSES = 200
+SMALLTALK_CONFIDENCE = 0.5
+THEME_OVER_GREETING = 0.85  # below this, two or three theme words ask for the theme, not a greeting
+SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells something
+NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
+TEACHING_NAME_SHARE = 0.6
+SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
+# asks about a place ("o que aconteceu em Betel?", "o que é o Gólgota?", "onde fica Nínive")
+_PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos|nas)\b"
+                    r"|\bonde (?:fica|ficava|e|era)\b|\bo ?q(?:ue)? (?:e|era|foi|significa)\b"
+                    r"|\b(?:fala|diz|falam|dizem) (?:de|do|da|sobre)\b|\bcidade\b")
+# asks who someone was ("quem foi Davi", "me fala de Abraão", "a história de Rute"), not about what they did
+# thanks given to God ("vlw Deus por tudo", "obrigado Senhor pela vida") is praise, not small talk with the bot;
+# "obrigado, Deus te abençoe" thanks the bot
+_THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
+                            r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
+_WHO = re.compile(r"\bquem (?:foi|era|e|eh|sao|foram)\b")
+_ABOUT_SOMEONE = re.compile(
+    r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
+    r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
+    r"|\b(?:historia|vida|biografia) d[aeo]\b")
+
+
+@dataclass
+class Knowledge:
+    """What answers a message before the hybrid search: small talk, a named passage, a person."""
+
+    passages: NamedPassages | None = None
+    people: PeopleIndex | None = None
+
+    def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
+        words = words_of(plan.text).split()
+        understood = intent.as_dict() if intent else None
+        named = self._named(plan, intent, words)
+        if named is not None:
+            return self._passage(retriever, plan, named, understood)
+        # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
+        vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
+        content = [w for w in words if w not in STOPWORDS]
+        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
+            len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
+        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
+                and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme \
+                and not _THANKS_TO_GOD.search(" ".join(words)):
+            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
+        asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING)
+        said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
+        if self.people is not None and asks_about and (_WHO.search(said) or plan.scope is None and (
+                len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
+            homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
+            person = homonyms[0][0] if homonyms else self.people.find(words)
+            if person is not None:
+                votes = retriever.topics.best_known if retriever.topics is not None else None
+                chosen = self.people.key_passages(person, votes)
+                fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
+                ranks = {"pessoa": {p: i + 1 for i, p in enumerate(chosen)}}
+                hits, _ = retriever._select(fused, ranks, {}, k)
+                return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
+                                    named=person.display, homonyms=[
+                                        {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
+        place = self.people.named_in(words) if self.people is not None and asks_about and plan.scope is None \
+            and _PLACE.search(said) else None
+        if place is not None:  # "o que aconteceu em Betel?": the most-read verses that name it
+            name, positions = place
+            votes = retriever.topics.best_known(list(positions), k) if retriever.topics is not None else []
+            chosen = list(dict.fromkeys([*votes, *positions]))[:k]
+            fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
+            hits, _ = retriever._select(fused, {"lugar": {p: i + 1 for i, p in enumerate(chosen)}}, {}, k)
+            return SearchResult(plan.original, OK, hits, plan.scope, mode="lugar", intent=understood,
+                                named=name)
+        if self.passages is not None and intent is not None and intent.name == KNOWLEDGE and len(words) <= SHORT + 2:
+            named = self.passages.by_own_word(plan.text)  # "me conta sobre o dilúvio"
+            if named is not None:
+                return self._passage(retriever, plan, named, understood)
+        return None
+
+    @staticmethod
+    def _passage(retriever, plan, named, understood) -> SearchResult:
+        positions = [retriever.bible.position(*v.key) for v in verses_of(named.reference, retriever.bible)]
+        hits = [retriever._hit(p, 1.0, {"passagem": i + 1}) for i, p in enumerate(positions[:MAX_PASSAGE_VERSES])]
+        return SearchResult(plan.original, REFERENCE, hits, plan.scope, mode="passagem", total=len(positions),
+                            intent=understood, named=named.name)
+
+    def _named(self, plan, intent: Intent | None, words: list[str]):
+        """The passage the message names: asked for by its name, not a life told or a verse quoted that
+        happens to hold a name's words ("…o vale da sombra da morte…" quotes one verse of Psalm 23)."""
+        match = self.passages.match(plan.text) if self.passages is not None else None
+        if match is None:
+            return None
+        passage, share = match
+        return passage if share >= self._share_needed(intent, words) else None
+
+    @staticmethod
+    def _share_needed(intent: Intent | None, words: list[str]) -> float:
+        """How much of the message a passage's name must be: none when the Bible is asked about; most of it
+        when a teaching is asked ("o que Jesus disse sobre amar os inimigos?" asks for the teaching)."""
+        if intent is None or intent.name not in (TEACHING, SITUATION, QUOTATION):
+            return 0.0
+        if intent.name == TEACHING:
+            return TEACHING_NAME_SHARE
+        if intent.name == QUOTATION:  # a passage's name may be its best-known verse: that verse is asked for
+            return 2.0
+        return NAME_SHARE if len(words) > SHORT else 0.0

@@ -1,0 +1,1 @@
+"""What a message asks and touches before any search: scope, concepts, intent, tone, map."""
