@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.llm.base import LLMError
 from bot.pastor.verse_choice import SHOWN, chosen_first, chosen_numbers
 from bot.reply import Source
@@ -42,8 +44,10 @@ async def test_the_pastor_asks_for_a_choice_only_when_told_and_for_a_life_told(m
     reply = await pastor.reply("c1", "meu pai morreu ontem e estou sem chão")
     asked = [p for p in model.prompts if "<versiculos>" in p[-1].content]
     assert len(asked) == 1 and len(reply.sources) >= 2
-    first_two = [line.split(". ", 1)[1].split(":")[0] for line in asked[0][-1].content.splitlines()[2:4]]
-    assert [s.reference.split(":")[0] for s in reply.sources[:2]] == first_two[::-1]  # "2, 1": swapped
+    first_two = re.findall(r"^\d+\. (.+?): ", asked[0][-1].content, re.M)[:2]
+    answered = [p for p in model.prompts if "<fontes>" in p[-1].content][-1][-1].content
+    offered = re.findall(r"\[FONTE \d+\] (.+?) — ", answered)
+    assert offered[:2] == first_two[::-1]  # "2, 1": the answer is written from the swapped order
     quiet = FakeModel("O Senhor é meu pastor (Salmos 23:1).")
     await make_pastor(quiet).reply("c2", "meu pai morreu ontem e estou sem chão")
     assert not any("<versiculos>" in p[-1].content for p in quiet.prompts)
