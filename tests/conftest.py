@@ -197,7 +197,7 @@ def crisis_cache(tmp_path_factory, mini_index):
     path = tmp_path_factory.mktemp("crisis-model")
     os.environ["CRISIS_MODEL_DIR"] = str(path)
     env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
-           "LLM_PROVIDER": "none"}
+           "TOPICS_PATH": "", "LLM_PROVIDER": "none"}  # as the tests start it: the same bank, the same cache key
     done = subprocess.run([sys.executable, "-m", "bot", "ask", "--chat", "warm-up", "oi"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and list(path.glob("risk-*.npz")), done.stderr[-2000:]

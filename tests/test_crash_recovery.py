@@ -30,7 +30,8 @@ def bot_env(mini_index, bot_api, graph_api, llm_server, port: int) -> dict:
 
 async def start_bot(env: dict, port: int) -> asyncio.subprocess.Process:
     process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
-                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL)
+                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+                                                   start_new_session=True)  # its workers go with it
     deadline = asyncio.get_running_loop().time() + 150  # a loaded 2-core CI machine starts slowly
     async with httpx.AsyncClient() as client:
         while asyncio.get_running_loop().time() < deadline and process.returncode is None:
@@ -41,8 +42,8 @@ async def start_bot(env: dict, port: int) -> asyncio.subprocess.Process:
                 pass
             await asyncio.sleep(0.1)
     if process.returncode is None:
-        process.kill()
-    _, err = await process.communicate()
+        os.killpg(process.pid, signal.SIGKILL)  # and any worker still holding its stderr open
+    _, err = await asyncio.wait_for(process.communicate(), timeout=30)
     raise AssertionError(f"o bot não ficou pronto:\n{err.decode()[-3000:]}")
 
 
