@@ -203,7 +203,7 @@ class Conversation(Responses):
                 return False  # a delivery postponed: the sweeper comes back for it
             message_id.set(f"{channel.name[:2]}-{entry.inbound.message_id}")
             async with self._slots:
-                cpu.begin()  # its CPU steps go before those of messages begun later (answers leave in order)
+                cpu.begin(_written_at(entry), entry.seq)  # its CPU steps before those of later messages
                 if not await self._process(channel, entry):
                     return False
         return False  # the lease was lost (this replica stalled): whoever holds it now goes on
@@ -277,3 +277,10 @@ class Conversation(Responses):
                 self.metrics.storage_unavailable.labels("delivery").inc()
                 await self.memory.db.outage.wait_back(wait)
                 wait = min(wait * 2, 2.0)
+
+
+def _written_at(entry: Entry) -> float:
+    """When the person wrote the message (the channel's own time; never after it reached the inbox)."""
+    sent_at = entry.inbound.meta.get("sent_at")
+    return min(float(sent_at), entry.received_at) if isinstance(sent_at, int | float) and sent_at > 0 \
+        else entry.received_at

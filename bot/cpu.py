@@ -8,8 +8,9 @@ almost at once, and the queued steps simply wait their turn.
 
 The turn is the message's, not the step's: a first-come queue of steps interleaves every answer of a backlog
 (each answer is five or six steps), so all of them finish together at the end of the drain — after an outage
-the first person waited as long as the last. Steps are taken in the order their messages began (`begin`), so
-answers leave one after the other from the first second, in arrival order, at the same total throughput.
+the first person waited as long as the last. Steps are taken in the order their messages were written (`begin`,
+with the channel's own time: Telegram's `date`, WhatsApp's `timestamp`), so answers leave one after the other from
+the first second, oldest first across both channels, at the same total throughput.
 The database's worker threads take their calls in the same order (`OrderedPool`, used by `Database.call`).
 """
 
@@ -28,13 +29,16 @@ from typing import TypeVar
 
 T = TypeVar("T")
 THREADS = max(1, os.cpu_count() or 1)
-_began: contextvars.ContextVar[float | None] = contextvars.ContextVar("pastor_cpu_began", default=None)
+_began: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("pastor_cpu_began",
+                                                                            default=None)
 _order = itertools.count()  # ties (and steps of one message) in submission order
+_FIRST, _LAST = (0.0, 0), (float("inf"), 0)
 
 
-def begin() -> None:
-    """Mark the current task's message as begun now: its steps go before those of messages begun later."""
-    _began.set(time.monotonic())
+def begin(written_at: float | None = None, arrival: int = 0) -> None:
+    """Mark the current task's message (written at ``written_at``, Unix time, default now; ``arrival`` breaks
+    ties, e.g. the inbox's sequence): its steps go before those of messages written later, by either channel."""
+    _began.set((time.time() if written_at is None else written_at, arrival))
 
 
 class OrderedPool:
@@ -55,7 +59,7 @@ class OrderedPool:
         future = loop.create_future()
         began = _began.get()
         call = partial(contextvars.copy_context().run, function, *args)
-        self._queue.put((0.0 if began is None else began, next(_order), call, loop, future))
+        self._queue.put((_FIRST if began is None else began, next(_order), call, loop, future))
         return await future
 
     def shutdown(self) -> None:
@@ -63,7 +67,7 @@ class OrderedPool:
         with self._lock:
             threads, self._threads = self._threads, []
         for _ in threads:
-            self._queue.put((float("inf"), next(_order), None, None, None))
+            self._queue.put((_LAST, next(_order), None, None, None))
         for thread in threads:
             thread.join(timeout=10)  # a thread started meanwhile may take a sentinel: never wait forever
 

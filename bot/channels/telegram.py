@@ -181,6 +181,8 @@ class TelegramChannel:
         if group and not self._addressed(message):
             return None
         meta = {"private": chat.type == ChatType.PRIVATE}
+        if message.date is not None:
+            meta["sent_at"] = message.date.timestamp()  # when the person wrote it: the order of a backlog's answers
         user = update.effective_user
         if group and user is not None:
             meta["user"] = str(user.id)  # who of a group wrote (the care team's group: who answered a case)

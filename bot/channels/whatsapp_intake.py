@@ -42,6 +42,8 @@ def _identifier(value) -> bool:
 
 def _inbound(sender: str, wamid: str, message: dict) -> Inbound:
     kind, meta = message.get("type"), {"wamid": wamid}
+    if isinstance(message.get("timestamp"), str) and message["timestamp"].isdigit():
+        meta["sent_at"] = float(message["timestamp"])  # when the person wrote it: the order of a backlog's answers
     if kind == "interactive":
         reply = _dict(_dict(message.get("interactive", {}), "interactive").get("button_reply", {}), "button_reply")
         data = reply.get("id", "")
