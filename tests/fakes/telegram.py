@@ -81,7 +81,7 @@ class FakeBotAPI(LoopbackPeer):
 
     def message(self, chat_id: int, text: str | None = None, chat_type: str = "private", user_id: int | None = None,
                 update_id: int | None = None, reply_to_bot: bool = False, **content) -> dict:
-        message = {"message_id": self._new_message_id(), "date": 1796000000,
+        message = {"message_id": self._new_message_id(), "date": int(time.time()),  # when the person wrote
                    "chat": {"id": chat_id, "type": chat_type, **({"title": "Grupo"} if chat_type != "private"
                                                                  else {"first_name": "Ana"})},
                    "from": {"id": user_id or abs(chat_id), "is_bot": False, "first_name": "Ana"}, **content}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib as _hashlib
 import hmac as _hmac
 import json as _json
+import time as _time
 
 from aiohttp import web as _web
 
@@ -108,7 +109,7 @@ def whatsapp_delivery(sender: str, message_id: str, text: str | None = None, **m
         "messaging_product": "whatsapp",
         "metadata": {"display_phone_number": "5511999990000", "phone_number_id": FakeGraphAPI.PHONE_ID},
         "contacts": [{"profile": {"name": "Ana"}, "wa_id": sender}],
-        "messages": [{"from": sender, "id": message_id, "timestamp": "1796000000", **content}]}}]}]}
+        "messages": [{"from": sender, "id": message_id, "timestamp": str(int(_time.time())), **content}]}}]}]}
 
 
 def whatsapp_audio(sender: str, message_id: str, media_id: str, voice: bool = True) -> dict:
