@@ -46,6 +46,8 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.find("Em Deus confio, diz o salmo").name == "Não temerei"
     assert passages.find("meu pastor me magoou") is None  # "pastor" alone is no passage
     assert passages.find("capitulo perdido") is None
+    assert passages.match("o salmo do bom pastor, em deus confio")[1] == 0.5  # the other name is no part of it
+    assert passages.match("salmo do bom pastor, o senhor cuida de mim")[1] == 1.0  # one passage named twice
 
 
 def test_a_broken_passage_file_names_the_entry(tmp_path):

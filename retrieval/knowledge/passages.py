@@ -120,11 +120,13 @@ class NamedPassages:
         found = [m.group(0) for m in self._regex.finditer(" ".join(words))]
         if not found:
             return None
-        name = max(found, key=len)
-        # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name
+        passage = self.phrases[max(found, key=len)]
+        # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name; so is a message
+        # naming one passage twice ("a ressurreição de Jesus, o túmulo vazio")
         content = [w for w in words if w not in STOPWORDS and w not in FRAME]
-        named = [w for w in name.split() if w not in STOPWORDS and w not in FRAME]
-        return self.phrases[name], min(1.0, len(named) / max(1, len(content)))
+        named = [w for name in found if self.phrases[name] is passage
+                 for w in name.split() if w not in STOPWORDS and w not in FRAME]
+        return passage, min(1.0, len(named) / max(1, len(content)))
 
     def by_own_word(self, text: str) -> NamedPassage | None:
         """The passage a word of the message belongs to alone, when exactly one passage is so named."""

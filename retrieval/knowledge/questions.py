@@ -32,7 +32,7 @@ _WHO = re.compile(r"\bquem (?:foi|era|e|eh|sao|foram)\b")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
-    r"|\b(?:historia|vida|biografia) d[aeo]\b")
+    r"|\b(?:historia|vida|biografia|resumo) d(?:[aeo]|el[ae])\b")
 
 
 @dataclass
