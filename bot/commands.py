@@ -101,6 +101,7 @@ CASES = Command("casos", team_only=True, handler=_team("cases_command"))
 COMMANDS: tuple[Command, ...] = (START, HELP, SOURCES, STATUS, NEW, VERSE, DAILY, STOP, CARD, PASTOR, ERASE,
                                  REPLY, CLOSE, CASES)
 BY_NAME = {command.name: command for command in COMMANDS}
+CONSOLE_EXIT = ("sair", "exit", "quit")  # the terminal's own: it ends `python -m bot chat`
 
 
 def named(name: str) -> Command:
@@ -122,7 +123,15 @@ def help_text(channel: str) -> str:
         return f"{messages.HELP_INTRO}\n\n{messages.HELP_KEYWORDS}\n" + "\n".join(lines)
     lines = [f"/{' '.join(filter(None, (c.name, c.example)))} — {c.help}"
              + (" " + c.telegram_note.format(command=f"/{c.name}") if c.telegram_note else "") for c in listed]
+    if channel == "console":
+        return f"{messages.HELP_COMMANDS}\n" + "\n".join([*lines, f"/{CONSOLE_EXIT[0]} — {messages.CONSOLE_EXIT_HELP}"])
     return f"{messages.HELP_INTRO}\n\n{messages.HELP_COMMANDS}\n" + "\n".join(lines) + f"\n\n{messages.HELP_INLINE}"
+
+
+def console_intro() -> str:
+    """The first line of `python -m bot chat`."""
+    return messages.CONSOLE_INTRO.format(sources=f"/{SOURCES.name}", new=f"/{NEW.name}", help=f"/{HELP.name}",
+                                         exit=f"/{CONSOLE_EXIT[0]}")
 
 
 HELP_TELEGRAM = help_text("telegram")

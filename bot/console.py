@@ -9,16 +9,13 @@ import uuid
 
 from bot import commands
 from bot.app import App
+from bot.channels.console import ConsoleChannel, sources_block
 from bot.logs import message_id
 from bot.reply import Reply
 
 
 def render(reply: Reply) -> str:
-    lines = [reply.text]
-    if reply.sources:
-        lines.append("\nFontes:")
-        lines += [f"  {s.reference} — {s.text}" for s in reply.sources]
-    return "\n".join(lines)
+    return reply.text + (f"\n\n{sources_block(list(reply.sources))}" if reply.sources else "")
 
 
 async def ask(app: App, chat_id: str, message: str, as_json: bool) -> int:
@@ -32,28 +29,30 @@ async def ask(app: App, chat_id: str, message: str, as_json: bool) -> int:
 
 
 async def chat(app: App, chat_id: str) -> int:
-    print("Pastor Online — conversa no terminal. /fontes mostra as fontes; /nova recomeça; /sair encerra.")
+    """A conversation at the terminal, through the conversation core like any channel."""
+    from bot.run import conversation
+
+    console = ConsoleChannel()
+    core = conversation(app)
+    core.register(console)
+    await core.start()
+    print(commands.console_intro())
     try:
         while True:
             try:
                 line = await asyncio.to_thread(input, "\nvocê> ")
             except EOFError:
                 break
-            command = line.strip().lower()
-            if command in ("/sair", "/exit", "/quit"):
+            if not line.strip():
+                continue
+            if line.strip().lower().lstrip("/") in commands.CONSOLE_EXIT:
                 break
-            if command == f"/{commands.NEW.name}":
-                await app.memory.db.call(app.memory.forget_window, chat_id)
-                print("Conversa reiniciada.")
-                continue
-            if command == f"/{commands.SOURCES.name}":
-                query, verses = await app.memory.db.call(app.memory.last_sources, chat_id)
-                print("\n".join(f"  {v.reference} — {v.text}" for v in verses) or "Ainda não há fontes.")
-                continue
-            message_id.set(f"console-{uuid.uuid4().hex[:8]}")
-            reply = await app.pastor.reply(chat_id, line)
-            print("\npastor> " + render(reply))
+            inbound = console.inbound(chat_id, line)
+            answered = console.expect(inbound)
+            if await core.receive(inbound):
+                await answered.wait()
     finally:
+        await core.stop()
         await app.close()
     return 0
 

@@ -16,6 +16,9 @@ SOURCES_OFFER = "Quer ver os versículos em que esta resposta se apoiou?"
 HELP_INTRO = ("Escreva como escreveria a um pastor: o que está sentindo, uma dúvida, um pedido de oração, ou uma "
               "referência como \"João 3:16\". Eu respondo com base em versículos que encontro no texto bíblico.")
 HELP_COMMANDS = "Comandos:"
+CONSOLE_INTRO = ("Pastor Online — conversa no terminal. {sources} mostra as fontes; {new} recomeça; "
+                 "{help} lista os comandos; {exit} encerra.")
+CONSOLE_EXIT_HELP = "encerrar a conversa no terminal"
 HELP_KEYWORDS = "Palavras que funcionam como comandos:"
 HELP_INLINE = ("Em qualquer conversa, escreva @ e o nome deste bot seguido de uma referência ou de um assunto para "
                "enviar versículos a alguém.")

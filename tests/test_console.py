@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from bot import commands, messages
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.usefixtures("crisis_cache")  # `python -m bot` finds its crisis model trained
@@ -62,12 +63,18 @@ async def test_missing_key_is_a_startup_error(mini_index):
     assert code == 2 and "OPENAI_API_KEY" in err
 
 
-async def test_interactive_chat_keeps_memory_and_shows_sources(mini_index):
-    lines = "a formiga e o preguiçoso\n/fontes\no que mais?\n/sair\n"
+async def test_interactive_chat_goes_through_the_conversation_core_like_any_channel(mini_index):
+    lines = "a formiga e o preguiçoso\n/fontes\no que mais?\n/ajuda\n/apagar\n2\n/sair\nnão chega aqui\n"
     code, out, err = await run(["chat", "--chat", "t3"], env_for(mini_index, LLM_PROVIDER="none"), lines)
     assert code == 0, err
-    assert out.count("pastor>") == 2
+    assert out.startswith(commands.console_intro())
+    assert out.count("pastor>") == 6  # two answers, the sources, the help, the question and its answer
     assert "Provérbios 6:1" in out and "Fontes:" in out
+    assert "/versiculo — o versículo do dia" in out and "/sair — " in out  # the command table's help
+    assert messages.ERASE_CONFIRM in out and "  2. Cancelar" in out  # a button is a numbered choice
+    assert "não chega aqui" not in out
+    code, out, err = await run(["chat", "--chat", "t3"], env_for(mini_index, LLM_PROVIDER="none"), "/fontes\n")
+    assert code == 0 and "Provérbios 6:1" in out  # "2" cancelled the erasing: the chat's sources are kept
 
 
 async def test_ask_json_reports_what_the_checks_changed(mini_index, llm_server):
