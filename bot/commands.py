@@ -128,6 +128,11 @@ def help_text(channel: str) -> str:
     return f"{messages.HELP_INTRO}\n\n{messages.HELP_COMMANDS}\n" + "\n".join(lines) + f"\n\n{messages.HELP_INLINE}"
 
 
+def stop_note(style: str) -> str:
+    """Under a scheduled daily word: how to stop it, the command written in the channel's ``style``."""
+    return messages.DAILY_STOP.format(command=style.format(STOP.name))
+
+
 def console_intro() -> str:
     """The first line of `python -m bot chat`."""
     return messages.CONSOLE_INTRO.format(sources=f"/{SOURCES.name}", new=f"/{NEW.name}", help=f"/{HELP.name}",

@@ -24,17 +24,17 @@ HELP_INLINE = ("Em qualquer conversa, escreva @ e o nome deste bot seguido de um
                "enviar versículos a alguém.")
 
 
-def welcome(attribution: str) -> str:
+def welcome(attribution: str, help_command: str, erase_command: str) -> str:
     return (
         "Olá! Sou o Pastor Online, um assistente de conversa pastoral. Posso ouvir, orar com você e "
         "compartilhar palavras de consolo e orientação da Bíblia — sempre mostrando os versículos em que "
         "me apoio. Também posso mandar um versículo do dia no horário que você escolher, e imagens de "
-        "versículos para compartilhar (veja /ajuda).\n\n"
+        f"versículos para compartilhar (veja {help_command}).\n\n"
         "O que eu não faço: não substituo o cuidado de um pastor, de um médico ou de um psicólogo, não dou "
         "diagnósticos nem conselhos médicos, jurídicos ou financeiros. Em situações de risco, procure "
         "imediatamente o serviço de emergência da sua região e pessoas de confiança.\n\n"
         "Privacidade: guardo as últimas mensagens desta conversa e as fontes da última resposta para dar "
-        "continuidade ao diálogo, por tempo limitado; /apagar apaga tudo na hora.\n\n"
+        f"continuidade ao diálogo, por tempo limitado; {erase_command} apaga tudo na hora.\n\n"
         f"Texto bíblico: {attribution}."
     )
 VOICE_HEARD = "🎙️ “{text}”"
@@ -46,8 +46,7 @@ VOICE_FAILED = ("Recebi seu áudio, mas o serviço que transcreve a voz não res
                 "alguns minutos ou me escrever?")
 VOICE_UNAVAILABLE = ("Recebi seu áudio, mas não consegui baixá-lo. Pode enviar de novo ou me escrever?")
 DAILY_TITLE = "☀️ Versículo do dia — {date}"
-DAILY_STOP_TELEGRAM = "Para não receber mais: /parar"
-DAILY_STOP_WHATSAPP = "Para não receber mais, escreva *parar*."
+DAILY_STOP = "Para não receber mais, escreva {command}."  # the stop command in the channel's style
 DAILY_SUBSCRIBED = ("Combinado: todos os dias às {time} ({zone}) eu envio o versículo do dia, com uma breve "
                     "reflexão. Para mudar o horário, use {command} de novo com outro horário; para parar, {stop}.")
 DAILY_CURRENT = "Você recebe o versículo do dia às {time} ({zone}). Para mudar: {command} 6:45. Para parar: {stop}."

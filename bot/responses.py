@@ -69,7 +69,9 @@ class Responses:
 
     # -- the command handlers named in bot/commands.py ------------------------------------------------
     async def welcome(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
-        return [Notice(messages.welcome(self.attribution))]
+        style = getattr(channel, "command_style", "/{}")
+        return [Notice(messages.welcome(self.attribution, style.format(commands.HELP.name),
+                                        style.format(commands.ERASE.name)))]
 
     async def last_sources(self, channel: Channel, inbound: Inbound) -> list[Outgoing]:
         return await self._db(self._sources, inbound.chat_id)

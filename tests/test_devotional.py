@@ -183,7 +183,8 @@ async def test_the_round_sends_once_at_the_time_across_a_restart(make_channel, b
         clock.now = at(7, 30)
         assert rounds.run() == 1 and rounds.run() == 0
         sent = await bot_api.wait_for(2, chat_id=602)
-        assert sent[-1]["text"].startswith("☀️ Versículo do dia") and messages.DAILY_STOP_TELEGRAM in sent[-1]["text"]
+        assert sent[-1]["text"].startswith("☀️ Versículo do dia")
+        assert sent[-1]["text"].endswith("Para não receber mais, escreva /parar.")
     finally:
         await stopped(channel)
     clock.now = at(7, 31)  # a restart over the same database: today's word is not sent again

@@ -336,7 +336,7 @@ def _render(item: Outgoing, inbound: Inbound) -> list[dict]:
             return [{"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
                      "reply_markup": _card_button(item.sources)}]
         case DailyVerse():
-            text = item.text + (f"\n\n{messages.DAILY_STOP_TELEGRAM}" if item.scheduled else "")
+            text = item.text + (f"\n\n{commands.stop_note(TelegramChannel.command_style)}" if item.scheduled else "")
             return [{"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)}]
         case VerseCard():
             spinner = [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True}]

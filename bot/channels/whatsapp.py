@@ -149,7 +149,7 @@ class WhatsAppChannel:
                 case DailyVerse(scheduled=True) if self.template is not None:
                     parts.append(_template(*self.template, _daily_parameter(item)))
                 case DailyVerse():
-                    text = item.text + (f"\n\n{messages.DAILY_STOP_WHATSAPP}" if item.scheduled else "")
+                    text = item.text + (f"\n\n{commands.stop_note(self.command_style)}" if item.scheduled else "")
                     parts.append(_buttons(text, [(card_button_data(item.sources), CARD_BUTTON_TITLE)])
                                  if len(text) <= 1024 else _text(text))
                 case VerseCard():
