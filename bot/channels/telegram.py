@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import asdict
 
 from telegram import BotCommand, InlineKeyboardMarkup, InlineQueryResultArticle, InputTextMessageContent, Update
 from telegram.constants import ChatAction, ChatType, ParseMode
@@ -18,33 +17,20 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import AIORateLimiter, Application
 from telegram.request import HTTPXRequest
 
-from bot import buttons, commands, messages
+from bot import buttons, commands
 from bot.buttons import CardButton, CareButton, EraseButton
 from bot.card import Card
 from bot.card import render as render_card
 from bot.care.cases import mentioned_case
 from bot.channels.drafts import TelegramDraft, draft_id
-from bot.channels.formatting import sources_html, telegram_html_parts
 from bot.channels.inline import InlineVerses
 from bot.channels.malformed import Malformed, MalformedUpdate, describe
 from bot.channels.telegram_intake import InboxBot, TelegramWebhook  # noqa: F401 (the webhook is imported from here)
+from bot.channels.telegram_render import COMMAND_STYLE, render_item
 from bot.channels.typing import repeating
 from bot.conversation import Conversation
 from bot.delivery import DeliveryError
-from bot.outgoing import (
-    Answer,
-    ButtonAnswer,
-    CareOffer,
-    DailyVerse,
-    EraseConfirm,
-    Help,
-    Notice,
-    Outgoing,
-    Relay,
-    Sources,
-    VerseCard,
-    card_button_data,
-)
+from bot.outgoing import Outgoing
 from bot.store.inbox import Inbound, InboundKind
 from bot.voice.notes import AudioUnavailable
 from bot.voice.transcription import Audio
@@ -55,8 +41,6 @@ BOT_COMMANDS = [BotCommand(name, description) for name, description in commands.
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
-ERASE_BUTTONS = {"inline_keyboard": [[{"text": "Sim, apagar tudo", "callback_data": EraseButton(True).pack()},
-                                      {"text": "Cancelar", "callback_data": EraseButton(False).pack()}]]}
 ANSWERED_BUTTONS = (EraseButton, CardButton, CareButton)  # the buttons Telegram shows (sources are text there)
 
 
@@ -65,7 +49,7 @@ class TelegramChannel:
 
     name = "telegram"
     scheduled = True
-    command_style = "/{}"
+    command_style = COMMAND_STYLE
 
     def __init__(self, token: str, conversation: Conversation, api_base_url: str = "https://api.telegram.org",
                  rate_limiter=None, file_base_url: str = "", inline: InlineVerses | None = None):
@@ -225,7 +209,7 @@ class TelegramChannel:
 
     # -- out ---------------------------------------------------------------------------------------
     def render(self, inbound: Inbound, outgoing: list[Outgoing]) -> list[dict]:
-        return [part for item in outgoing for part in _render(item, inbound)]
+        return [part for item in outgoing for part in render_item(item, inbound)]
 
     async def deliver(self, chat_id: str, part: dict) -> None:
         method = part["method"]
@@ -299,19 +283,6 @@ class TelegramChannel:
                         "com \"digitando…\" enquanto se formam", type(error).__name__)
 
 
-def _card_button(sources) -> dict | None:
-    """The button under a passage that asks for its verse card."""
-    if not sources:
-        return None
-    return {"inline_keyboard": [[{"text": messages.CARD_BUTTON, "callback_data": card_button_data(sources)}]]}
-
-
-def _offer_buttons(code: str) -> dict:
-    """Yes and no under the care team's offer, for case ``code``."""
-    return {"inline_keyboard": [[{"text": messages.CARE_OFFER_YES, "callback_data": CareButton(True, code).pack()},
-                                 {"text": messages.CARE_OFFER_NO, "callback_data": CareButton(False, code).pack()}]]}
-
-
 def _voice_meta(message, media) -> dict:
     """What is needed to fetch and judge a voice note, audio file or video note later (JSON-serialisable)."""
     seconds = media.to_dict().get("duration")  # the wire value, in seconds (the attribute is changing type)
@@ -322,33 +293,3 @@ def _voice_meta(message, media) -> dict:
     else:
         filename, mime = "video.mp4", "video/mp4"
     return {"file_id": media.file_id, "seconds": seconds, "filename": filename, "mime": mime}
-
-
-def _render(item: Outgoing, inbound: Inbound) -> list[dict]:
-    """The Bot API calls that show ``item``."""
-    callback = inbound.meta.get("callback_id")
-    match item:
-        case Answer(text=text) | Relay(text=text):
-            return [{"method": "sendMessage", "text": p, "parse_mode": "HTML"} for p in telegram_html_parts(text)]
-        case CareOffer():
-            return [{"method": "sendMessage", "text": item.text, "reply_markup": _offer_buttons(item.case)}]
-        case Sources():
-            return [{"method": "sendMessage", "text": sources_html(list(item.sources)), "parse_mode": "HTML",
-                     "reply_markup": _card_button(item.sources)}]
-        case DailyVerse():
-            text = item.text + (f"\n\n{commands.stop_note(TelegramChannel.command_style)}" if item.scheduled else "")
-            return [{"method": "sendMessage", "text": text, "reply_markup": _card_button(item.sources)}]
-        case VerseCard():
-            spinner = [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True}]
-            return (spinner if callback else []) + [  # a card from a button: stop the button's spinner first
-                {"method": "sendPhoto", "card": asdict(item.card), "caption": item.caption}]
-        case EraseConfirm():
-            return [{"method": "sendMessage", "text": item.text, "reply_markup": ERASE_BUTTONS}]
-        case ButtonAnswer() if callback:  # a query too old to answer is no reason to stop: optional
-            return [{"method": "answerCallbackQuery", "callback_query_id": callback, "optional": True},
-                    {"method": "editMessageText", "message_id": inbound.meta.get("message_id"), "text": item.text}]
-        case Help():
-            return [{"method": "sendMessage", "text": commands.HELP_TELEGRAM}]
-        case Notice() | ButtonAnswer():
-            return [{"method": "sendMessage", "text": item.text}]
-    raise TypeError(f"nada para mostrar: {item!r}")
