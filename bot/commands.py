@@ -94,9 +94,11 @@ PASTOR = Command("pastor", menu="Falar com uma pessoa da equipe pastoral",
                  help="falar com uma pessoa da equipe pastoral", help_rank=6, handler=_core("ask_for_a_person"))
 ERASE = Command("apagar", menu="Apagar tudo o que guardei desta conversa",
                 help="apagar tudo o que guardei desta conversa", help_rank=8, handler=_core("erase"))
-REPLY = Command("responder", takes=_case_code, team_only=True, handler=_team("reply_command"))
-CLOSE = Command("encerrar", takes=_case_code, team_only=True, handler=_team("close_command"))
-CASES = Command("casos", team_only=True, handler=_team("cases_command"))
+REPLY = Command("responder", menu="Responder a um caso (ex.: {example})", example="K7MX texto", takes=_case_code,
+                team_only=True, handler=_team("reply_command"))
+CLOSE = Command("encerrar", menu="Encerrar um caso (ex.: {example})", example="K7MX", takes=_case_code,
+                team_only=True, handler=_team("close_command"))
+CASES = Command("casos", menu="Os casos em aberto", team_only=True, handler=_team("cases_command"))
 
 COMMANDS: tuple[Command, ...] = (START, HELP, SOURCES, STATUS, NEW, VERSE, DAILY, STOP, CARD, PASTOR, ERASE,
                                  REPLY, CLOSE, CASES)
@@ -109,10 +111,11 @@ def named(name: str) -> Command:
     return BY_NAME.get(name, HELP)
 
 
-def telegram_menu() -> list[tuple[str, str]]:
-    """(command, description) for Telegram's setMyCommands, in the table's order."""
-    return [(command.name, command.menu.format(example=f"/{command.name} {command.example}"))
-            for command in COMMANDS if command.menu]
+def telegram_menu(team: bool = False) -> list[tuple[str, str]]:
+    """(command, description) for Telegram's setMyCommands, in the table's order: a person's menu, or
+    (``team``) the care team's group's, its own commands first."""
+    chosen = [command for command in COMMANDS if command.menu and command.team_only == team]
+    return [(command.name, command.menu.format(example=f"/{command.name} {command.example}")) for command in chosen]
 
 
 def help_text(channel: str) -> str:

@@ -54,7 +54,8 @@ class Responses:
             await self._notify(channel, inbound, messages.RATE_LIMITED.format(seconds=int(wait) + 1))
             await self.sleep(wait)
         async with channel.typing(inbound) as show:
-            reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound))
+            reply = await self.pastor.reply(chat_id, text, show=show, country=country_of(inbound),
+                                            command_style=getattr(channel, "command_style", "/{}"))
         out = [Answer(reply.text, reply.status)] + await self._db(self.care.after_reply, inbound, reply)
         return out + [Sources(tuple(reply.sources))] if reply.sources else out
 

@@ -16,6 +16,7 @@ from bot.channels.inline import InlineVerses
 from bot.channels.malformed import Malformed
 from bot.channels.telegram import TelegramChannel, TelegramWebhook
 from bot.channels.whatsapp import GraphClient, WhatsAppChannel, WhatsAppWebhook
+from bot.commands import ERASE
 from bot.conversation import Conversation
 from bot.devotional.commands import Devotional
 from bot.devotional.round import DailyRound
@@ -114,7 +115,7 @@ def retention(memory, days: int):
         removed = memory.purge_older_than(days * 86400)
         if removed:
             log.info("retenção: %d registros antigos apagados (conversas: %s)", removed,
-                     f"{days} dias" if days else "até /apagar")
+                     f"{days} dias" if days else f"até /{ERASE.name}")
         return removed
 
     return purge
@@ -189,7 +190,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
             started.append(f"versículo do dia: rodada a cada minuto ({settings.timezone})")
         started.append(describe_team(core.care.team))
         started.append(f"retenção de conversas: {settings.retention_days} dias" if settings.retention_days
-                       else "retenção de conversas: até /apagar")
+                       else f"retenção de conversas: até /{ERASE.name}")
         app.supervisor.periodic("retencao", partial(app.memory.db.call, retention(app.memory, settings.retention_days)),
                                 RETENTION_EVERY)
         print("Pastor Online iniciado:\n" + "\n".join(f"  - {line}" for line in started), file=sys.stderr,

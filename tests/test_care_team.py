@@ -74,6 +74,9 @@ async def test_telegram_offer_alert_reply_forward_and_close(make_channel, bot_ap
         await _until(lambda: any("equipe:sim:" in str(m.get("reply_markup", "")) for m in bot_api.sent(chat_id=PERSON)))
         code = _offer_code(bot_api, PERSON)
         assert bot_api.sent(chat_id=TEAM) == []  # nothing reaches the team before the person says yes
+        menus = {str(json.loads(m.get("scope", "{}")).get("chat_id", "")):
+                 [c["command"] for c in json.loads(m["commands"])] for m in bot_api.sent("setMyCommands")}
+        assert menus[""][-1] == "apagar" and menus[TEAM] == ["responder", "encerrar", "casos"]
 
         bot_api.push(bot_api.callback(PERSON, f"equipe:sim:{code}"))
         edited = (await bot_api.wait_for(1, "editMessageText"))[0]

@@ -7,6 +7,7 @@ import csv
 
 import pytest
 
+from bot.commands import PASTOR
 from bot.pastor.smalltalk import SmallTalk
 from bot.reply import ANSWERED
 from bot.texts import NO_EVIDENCE
@@ -135,6 +136,19 @@ async def test_small_talk_is_answered_warmly_never_with_the_no_evidence_text(mak
     talk = SmallTalk.load()
     assert reply.status == ANSWERED and reply.text == talk.reply(message) and talk.kind_of(message).name == kind
     assert NO_EVIDENCE not in reply.text and not reply.sources and not reply.llm_called
+
+
+async def test_small_talk_names_commands_the_way_the_channel_takes_them(make_pastor):
+    telegram = await make_pastor(None).reply("st", "vc é um robô?")
+    whatsapp = await make_pastor(None).reply("st", "vc é um robô?", command_style="*{}*")
+    assert f"/{PASTOR.name}" in telegram.text and f"*{PASTOR.name}*" in whatsapp.text
+    assert "{" not in telegram.text + whatsapp.text and f"/{PASTOR.name}" not in whatsapp.text
+
+
+def test_an_unknown_command_in_a_small_talk_reply_names_the_file(tmp_path):
+    path = write(tmp_path, "smalltalk.toml", '[[tipo]]\nnome = "cumprimento"\nresposta = "escreva {fala}"\n')
+    with pytest.raises(ValueError, match=r"smalltalk.toml: tipo 1: .*fala"):
+        SmallTalk.load(path)
 
 
 def test_thanks_to_god_is_praise_not_small_talk(mini_retriever):

@@ -11,7 +11,14 @@ import asyncio
 import contextlib
 import logging
 
-from telegram import BotCommand, InlineKeyboardMarkup, InlineQueryResultArticle, InputTextMessageContent, Update
+from telegram import (
+    BotCommand,
+    BotCommandScopeChat,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    Update,
+)
 from telegram.constants import ChatAction, ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, Application
@@ -38,6 +45,7 @@ from bot.voice.transcription import Audio
 log = logging.getLogger("pastor.telegram")
 
 BOT_COMMANDS = [BotCommand(name, description) for name, description in commands.telegram_menu()]
+TEAM_COMMANDS = [BotCommand(name, description) for name, description in commands.telegram_menu(team=True)]
 ALLOWED_UPDATES = ["message", "callback_query", "inline_query"]
 TYPING_EVERY = 4.0
 CONNECTIONS = 64  # concurrent Bot API calls (a custom bot starts with one)
@@ -74,6 +82,9 @@ class TelegramChannel:
         may be the poller, see `start_polling`)."""
         await self.app.initialize()
         await self.bot.set_my_commands(BOT_COMMANDS)
+        team_chat = self.conversation.care.team.telegram_chat
+        if team_chat:  # the care team's group sees its own commands in the menu
+            await self.bot.set_my_commands(TEAM_COMMANDS, scope=BotCommandScopeChat(team_chat))
         await self.app.start()
         self.poll_timeout = poll_timeout
         if webhook_url:

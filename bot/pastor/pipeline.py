@@ -72,10 +72,11 @@ class Pastor:
         self.smalltalk = SmallTalk.load()
 
     async def reply(self, chat_id: str, text: str | None, show: Show | None = None,
-                    country: str | None = None) -> Reply:
+                    country: str | None = None, command_style: str = "/{}") -> Reply:
         """The answer to ``text``; with ``show``, each validated paragraph is shown while the model writes.
-        ``country`` (ISO code, when the channel knows it) chooses the public services named in a crisis."""
-        reply = await self._reply(chat_id, text, show, country)
+        ``country`` (ISO code, when the channel knows it) chooses the public services named in a crisis;
+        ``command_style`` writes a command the way the person's channel takes it ("/{}", "*{}*")."""
+        reply = await self._reply(chat_id, text, show, country, command_style)
         m = self.metrics  # pastor_messages_total is counted by the conversation core, once delivered
         m.verses.inc(len(reply.sources))
         if reply.status == NO_EVIDENCE:
@@ -84,7 +85,8 @@ class Pastor:
             m.crisis.labels(reply.crisis_level, reply.crisis_kind or "").inc()
         return reply
 
-    async def _reply(self, chat_id: str, text: str | None, show: Show | None, country: str | None) -> Reply:
+    async def _reply(self, chat_id: str, text: str | None, show: Show | None, country: str | None,
+                     command_style: str) -> Reply:
         started = time.perf_counter()
         timings: dict[str, float] = {}  # this reply's stages, in seconds; returned with it
         message = (text or "").strip()
@@ -112,7 +114,8 @@ class Pastor:
             await db.call(self.memory.care.clear, chat_id)
             reply = Reply(self.crisis.care.texts["seguro"], ANSWERED, query=message)
         else:
-            reply = await self._answer(chat_id, message, history, screening, timings, show, started, care, country)
+            reply = await self._answer(chat_id, message, history, screening, timings, show, started, care, country,
+                                       command_style)
             if care is not None and reply.status != LLM_ERROR:
                 reply = replace(reply, text=self._join(reply.text, self.crisis.care.reminder(care.kind, country)))
         if reply.status == CRISIS and reply.crisis_level != CONCERN:
@@ -129,7 +132,7 @@ class Pastor:
     # -- the ordinary path --------------------------------------------------------------
     async def _answer(self, chat_id: str, message: str, history, screening: Screening,
                       timings: dict[str, float], show: Show | None, started: float, care: CareState | None = None,
-                      country: str | None = None) -> Reply:
+                      country: str | None = None, command_style: str = "/{}") -> Reply:
         """The ordinary answer; in care mode (``care``) harsh verses are kept out, the model is told the kind
         of crisis, and the reply ends with the help and a check on the person."""
         query, scope, llm_called = message, None, False
@@ -155,7 +158,7 @@ class Pastor:
         prefix = self._safety_prefix(screening, country)
         talk = result.mode == "conversa" or (result.status == Status.NO_EVIDENCE and self.smalltalk.recognises(message))
         if talk and not screening.crisis:  # a greeting, thanks, "você é um robô?": answered as a person would
-            return Reply(self.smalltalk.reply(message), ANSWERED, llm_called=llm_called, query=query)
+            return Reply(self.smalltalk.reply(message, command_style), ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
                                                   translation=self.config.translation or self.retriever.bible.name)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import string
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.commands import BY_NAME
 from corpus.text import fold, normalize
 
 SMALLTALK_FILE = Path(__file__).resolve().parent.parent / "data" / "smalltalk.toml"
@@ -35,8 +37,12 @@ class SmallTalk:
         for n, entry in enumerate(data.get("tipo", []), 1):
             try:
                 patterns = tuple(re.compile(p) for p in entry.get("padroes", []))
+                unknown = {field for _, field, _, _ in string.Formatter().parse(entry["resposta"])
+                           if field is not None} - set(BY_NAME)
+                if unknown:
+                    raise ValueError(f"comando desconhecido entre chaves: {', '.join(sorted(unknown))}")
                 kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip()))
-            except (KeyError, re.error) as error:
+            except (KeyError, ValueError, re.error) as error:
                 raise ValueError(f"{path}: tipo {n}: {error}") from error
         if not any(k.name == DEFAULT for k in kinds):
             raise ValueError(f"{path}: falta o tipo {DEFAULT!r}")
@@ -51,5 +57,6 @@ class SmallTalk:
         folded = fold(normalize(text))
         return len(folded.split()) <= MAX_WORDS and any(p.search(folded) for k in self.kinds for p in k.patterns)
 
-    def reply(self, text: str) -> str:
-        return self.kind_of(text).reply
+    def reply(self, text: str, command_style: str = "/{}") -> str:
+        """The reply of the message's kind, each "{command}" written as the channel takes it."""
+        return self.kind_of(text).reply.format_map({name: command_style.format(name) for name in BY_NAME})
