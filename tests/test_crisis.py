@@ -203,3 +203,21 @@ def test_a_joke_with_the_words_of_a_crisis_is_overruled_by_its_meaning(semantic)
     assert not joke.crisis and joke.layer == "vetoed"
     plea = semantic.screen("quero morrer, nao aguento mais essa dor")
     assert plea.crisis and plea.layer == "lexical"
+
+
+def test_asking_for_the_means_to_die_is_never_vetoed_as_a_question(semantic):
+    """Method questions are firm patterns: neither a joking tone nor a question form overrules them."""
+    for text in ("qual a forma mais indolor de tirar a propria vida? pergunta seria",
+                 "quantos comprimidos de paracetamol precisa pra nao acordar kkk"):
+        screening = semantic.screen(text)
+        assert screening.crisis and screening.layer == "lexical" and screening.kind == "suicide-direct", text
+    doctrine = Lexicon.default().match("o que a biblia diz sobre quem tira a propria vida")
+    assert doctrine is None or not doctrine[2]  # a doctrinal question is never firm: the meaning may read it
+
+
+def test_firm_patterns_are_read_from_the_data_file(tmp_path):
+    path = tmp_path / "patterns.toml"
+    path.write_text('[[tipo]]\nnome = "suicide-direct"\nnivel = "imminent"\nfirmes = ["jeito de sumir pra sempre"]\n',
+                    encoding="utf-8")
+    rule, words, firm = Lexicon.load(path).match("qual o jeito de sumir pra sempre")
+    assert (rule.kind, words, firm) == ("suicide-direct", "jeito de sumir pra sempre", True)

@@ -22,6 +22,7 @@ class KindRule:
     kind: str
     level: str
     regex: re.Pattern | None  # None: a kind only the semantic layer recognises
+    firm: re.Pattern | None = None  # said this way it is this kind whatever the message's meaning reads
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,9 @@ class Lexicon:
             if not kind or level not in LEVELS:
                 line = line_of(path, f'"{kind}"') if kind else None
                 raise LexiconError(f"{where(path, line)}: tipo {kind!r} precisa de nome e de nivel em {LEVELS}")
-            patterns = entry.get("padroes", [])
-            rules.append(KindRule(kind, level, _compile(path, kind, patterns) if patterns else None))
+            patterns, firm = entry.get("padroes", []), entry.get("firmes", [])
+            rules.append(KindRule(kind, level, _compile(path, kind, patterns + firm) if patterns or firm else None,
+                                  _compile(path, kind, firm) if firm else None))
         return cls(_compile(path, "hiperbole", data.get("hiperbole", {}).get("padroes", [])),
                    _compile(path, "medico", data.get("medico", {}).get("padroes", [])), tuple(rules))
 
@@ -53,13 +55,15 @@ class Lexicon:
     def level_of(self, kind: str) -> str | None:
         return next((rule.level for rule in self.rules if rule.kind == kind), None)
 
-    def match(self, folded: str) -> tuple[KindRule, str] | None:
-        """The first kind whose patterns the folded message holds (hyperbole removed), with the words."""
+    def match(self, folded: str) -> tuple[KindRule, str, bool] | None:
+        """The first kind whose patterns the folded message holds (hyperbole removed), with the words and
+        whether they are firm (never vetoed by the message's meaning)."""
         cleaned = self.hyperbole.sub(" ", folded)
         for rule in self.rules:
             found = rule.regex.search(cleaned) if rule.regex is not None else None
             if found:
-                return rule, found.group()
+                firm = rule.firm.search(cleaned) if rule.firm is not None else None
+                return rule, (firm or found).group(), firm is not None
         return None
 
 

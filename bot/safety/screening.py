@@ -61,11 +61,12 @@ class Screener:
             score, kind = self.model.risk(text, np.asarray(self.embed([embedding_text(text)]), dtype=np.float32)[0])
         seconds = time.perf_counter() - started
         if found is not None:
-            rule, words = found
-            if score is not None and rule.kind in self.model.classes and score < self.model.threshold * VETO_SHARE:
+            rule, words, firm = found
+            if score is not None and not firm and rule.kind in self.model.classes and \
+                    score < self.model.threshold * VETO_SHARE:
                 # the words of a crisis in a message whose meaning is far from one: a joke, a doctrinal question
                 return Screening(None, medical, words, None, score, "vetoed", seconds)
-            if score is not None and score >= self.model.threshold and kind != rule.kind:
+            if score is not None and score >= self.model.threshold and kind != rule.kind and not firm:
                 # both layers see a crisis: the meaning of the whole message tells better who is hurt ("ele me
                 # bate, eu tenho 12 anos" is a child), the more serious level of the two stands
                 level = min(rule.level, self.lexicon.level_of(kind) or DANGER, key=LEVELS.index)
