@@ -16,6 +16,7 @@ _TOKEN = re.compile(r"(\d+)(?:[oa]\.?(?![^\W_]))?|[^\W\d_]+|[:.,;-]")
 _CHAPTER_WORDS = frozenset("cap capitulo capitulos c".split())
 _VERSE_WORDS = frozenset("v vv vs ver vers versiculo versiculos verso".split())
 _RANGE_WORDS = frozenset("a ao ate".split())
+_LEAD_WORDS = frozenset("do no nos dos o os".split())  # before a verse word: "do versículo 3"
 _LIST_WORDS = frozenset({"e"})
 _MAX_NUMBER = 200
 
@@ -267,7 +268,11 @@ class _Parser:
         if separator in (":", ".", ",") and self.number(i + 1) is not None \
                 and not (separator == "," and not self._tight(i)):
             return self.verses_in_chapter(code, chapter, i + 1) + (separator,)
+        if self.number(i) is not None and not self._starts_book(i) and not self._counts_something(i):
+            return self.verses_in_chapter(code, chapter, i) + (":",)  # "jo 14 6": typed without the colon
         j = i + (self.kind(i) == ",")
+        if self.word(j) in _LEAD_WORDS and self.word(j + 1) in _VERSE_WORDS:  # "capítulo 5, do versículo 3 ao 10"
+            j += 1
         if self.word(j) in _VERSE_WORDS:
             j += 1 + (self.kind(j + 1) == ".")
             if self.number(j) is not None:

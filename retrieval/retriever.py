@@ -176,7 +176,10 @@ class Retriever(SearchChannels, HitSelection):
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
         # the classifier alone never turns a life told into a quotation: a family without food is no verse
-        quote = plan.quoted or signals.looks_like_a_quote or bool(verbatim) or (
+        # a question about a teaching ("o que a Bíblia ensina sobre o Espírito Santo?") holds words one verse
+        # may hold too; it is a quotation only when it quotes (marks, or a verse word for word)
+        asks = teaching and (intent is None or intent.name == TEACHING and intent.confidence >= INTENT_SURE)
+        quote = plan.quoted or bool(verbatim) or (signals.looks_like_a_quote and not asks) or (
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away
@@ -223,6 +226,9 @@ class Retriever(SearchChannels, HitSelection):
         if sure and intent.name == OFFTOPIC:  # unless one verse holds every word it says
             return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
+            return True
+        near = self.floor.calibrated and signals.dense_top >= self.floor.dense_pastoral
+        if sure and intent.name == TEACHING and near:  # what Scripture teaches, asked clearly, near verses in meaning
             return True
         if sure and intent.name == SITUATION and self.aptness is not None:  # a life told: the judges' memory answers
             return True

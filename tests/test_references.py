@@ -19,6 +19,12 @@ def ids(text: str) -> list[str]:
 
 
 FORMS = [
+    # typed without the colon, and verse words after a preposition
+    ("jo 14 6", ["JHN.14.6"]),
+    ("me manda hebreus 11 1", ["HEB.11.1"]),
+    ("jo 3 16-18", ["JHN.3.16-JHN.3.18"]),
+    ("salmo 23 2 vezes", ["PSA.23"]),
+    ("Mateus capítulo 5, do versículo 3 ao 10", ["MAT.5.3-MAT.5.10"]),
     # names, case and accents
     ("o que diz João 3:16?", ["JHN.3.16"]),
     ("JOÃO 3:16", ["JHN.3.16"]),

@@ -72,7 +72,8 @@ class Knowledge:
                 return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
                                     named=person.display, homonyms=[
                                         {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
-        place = self.people.named_in(words) if self.people is not None and asks_about and plan.scope is None \
+        named_words = [w for w in words if w not in STOPWORDS]  # "Quem" opens sentences: never a place
+        place = self.people.named_in(named_words) if self.people is not None and asks_about and plan.scope is None \
             and _PLACE.search(said) else None
         if place is not None:  # "o que aconteceu em Betel?": the most-read verses that name it
             name, positions = place
