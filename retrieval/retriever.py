@@ -99,7 +99,10 @@ class Retriever(SearchChannels, HitSelection):
         if cached is not None:
             return cached
         refs = find_references(query)
-        if refs:
+        named = self.knowledge.passages.within(query, refs) if refs and self.knowledge.passages else None
+        if named is not None:  # "eu sou o bom pastor, João 10": the passage inside the chapter given
+            result = self.knowledge.passage(self, query, named)
+        elif refs:
             result = self._references(query, refs)
         else:
             result = self._understood(plan_query(query, self.thesaurus, scope), k, exclude)

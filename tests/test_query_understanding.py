@@ -48,6 +48,10 @@ def test_chat_shorthand(typed, plain):
     ("Obadias?", "OBA", ""),
     ("Jó", "JOB", ""),
     ("o que Jo fala", None, None),  # "Jo" without its accent is João's abbreviation
+    ("salmos pra quando to triste", "PSA", "pra quando to triste"),
+    ("quero um salmo de louvor", "PSA", None),
+    ("tem proverbio sobre preguiça?", "PRO", None),
+    ("me manda o salmo do bom pastor", None, None),  # a passage's name, not where to look
     ("meu nome é Ester", None, None),
     ("Jó sofreu muito", None, None),
     ("estou com medo do futuro", None, None),

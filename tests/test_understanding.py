@@ -12,6 +12,7 @@ from bot.pastor.smalltalk import SmallTalk
 from bot.reply import ANSWERED
 from bot.texts import NO_EVIDENCE
 from corpus.bible import load
+from corpus.references import find_references
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.retriever import shingles
@@ -49,6 +50,11 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.find("capitulo perdido") is None
     assert passages.match("o salmo do bom pastor, em deus confio")[1] == 0.5  # the other name is no part of it
     assert passages.match("salmo do bom pastor, o senhor cuida de mim")[1] == 1.0  # one passage named twice
+    assert passages.match("onde fica a história do Senhor cuida de mim?")[1] == 1.0  # without its article
+    assert passages.match("o que Jesus disse no salmo do bom pastor")[1] == 1.0  # who spoke frames the name
+    chapter = find_references("salmo do bom pastor, Salmos 23")
+    assert passages.within("salmo do bom pastor, Salmos 23", chapter).name == "Salmo do pastor"
+    assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
 
 
 def test_a_broken_passage_file_names_the_entry(tmp_path):

@@ -44,7 +44,9 @@ def _spelled(words: list[str]) -> list[str]:
 # words that only frame a request for a passage ("aquele capítulo", "me manda a história de…")
 FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passagem trecho versiculo versiculos biblia "
                   "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
-                  "queria ler pastor".split())
+                  "queria ler pastor jesus cristo ensinou ensina ensinava disse falou contou explica explicou "
+                  "significa fica".split())
+ARTICLES = frozenset("o a os as".split())
 OWN_WORD_LENGTH = 7
 MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
 
@@ -101,8 +103,10 @@ class NamedPassages:
             passages.append(passage)
             for phrase in [name, *entry.get("variantes", [])]:
                 key = words_of(phrase)
-                if len(key.split()) >= 2:  # one word alone is never a passage's name
-                    phrases.setdefault(key, passage)
+                bare = key.split(" ", 1)[1] if key.split(" ", 1)[0] in ARTICLES else key  # "do rico e Lázaro"
+                for form in (key, bare):
+                    if len(form.split()) >= 2:  # one word alone is never a passage's name
+                        phrases.setdefault(form, passage)
         if absent:
             log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
                         len(absent), ", ".join(absent[:5]) + (" …" if len(absent) > 5 else ""))
@@ -127,6 +131,15 @@ class NamedPassages:
         named = [w for name in found if self.phrases[name] is passage
                  for w in name.split() if w not in STOPWORDS and w not in FRAME]
         return passage, min(1.0, len(named) / max(1, len(content)))
+
+    def within(self, text: str, chapters: list[Reference]) -> NamedPassage | None:
+        """The passage the message names inside a chapter it gives ("a mulher virtuosa, Provérbios 31")."""
+        passage = self.find(text)
+        if passage is None:
+            return None
+        ref = passage.reference
+        return passage if any(c.verse is None and c.book == ref.book and c.chapter <= ref.chapter <= c.last_chapter
+                              for c in chapters) else None
 
     def by_own_word(self, text: str) -> NamedPassage | None:
         """The passage a word of the message belongs to alone, when exactly one passage is so named."""

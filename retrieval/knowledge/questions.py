@@ -83,18 +83,23 @@ class Knowledge:
             hits, _ = retriever._select(fused, {"lugar": {p: i + 1 for i, p in enumerate(chosen)}}, {}, k)
             return SearchResult(plan.original, OK, hits, plan.scope, mode="lugar", intent=understood,
                                 named=name)
-        if self.passages is not None and intent is not None and intent.name == KNOWLEDGE and len(words) <= SHORT + 2:
+        if self.passages is not None and intent is not None and intent.name == KNOWLEDGE and len(words) <= SHORT + 2 \
+                and plan.scope is None:  # "nos evangelhos" names where to look, not the Great Commission
             named = self.passages.by_own_word(plan.text)  # "me conta sobre o dilúvio"
             if named is not None:
                 return self._passage(retriever, plan, named, understood)
         return None
 
     @staticmethod
-    def _passage(retriever, plan, named, understood) -> SearchResult:
+    def passage(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
+        """The named passage's verses, in order, as one text."""
         positions = [retriever.bible.position(*v.key) for v in verses_of(named.reference, retriever.bible)]
         hits = [retriever._hit(p, 1.0, {"passagem": i + 1}) for i, p in enumerate(positions[:MAX_PASSAGE_VERSES])]
-        return SearchResult(plan.original, REFERENCE, hits, plan.scope, mode="passagem", total=len(positions),
+        return SearchResult(query, REFERENCE, hits, scope, mode="passagem", total=len(positions),
                             intent=understood, named=named.name)
+
+    def _passage(self, retriever, plan, named, understood) -> SearchResult:
+        return self.passage(retriever, plan.original, named, plan.scope, understood)
 
     def _named(self, plan, intent: Intent | None, words: list[str]):
         """The passage the message names: asked for by its name, not a life told or a verse quoted that

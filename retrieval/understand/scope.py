@@ -99,6 +99,11 @@ _BOOK = re.compile(
     + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)) + r")\b"
 )
 _PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
+# a psalm or a proverb asked for by what it is about: "salmos pra quando to triste", "quero um salmo de louvor",
+# "tem salmo de arrependimento?" (never "o salmo do bom pastor": a passage's name)
+_ASKED_KIND = re.compile(r"\b(?:(?P<name>salmos|proverbios)(?= (?:pra|para|de|sobre|que|quando|contra)\b)"
+                         r"|(?:um|uns|algum|alguns|tem|outro|outros) (?P<one>salmos?|proverbios?)\b)")
+_KIND_BOOK = {"salmo": "PSA", "salmos": "PSA", "proverbio": "PRO", "proverbios": "PRO"}
 _SPEAKS = r" (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam|sobre)\b"
 _NAMES_NOT_JO = "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
 _BOOK_SPEAKS = re.compile(rf"\b(?P<name>{_NAMES_NOT_JO}){_SPEAKS}")  # "o que Tiago diz", "Eclesiastes sobre"
@@ -122,6 +127,9 @@ def detect_scope(text: str) -> tuple[Scope | None, str]:
         match = pattern.search(folded)
         if match:
             return book(_FULL_NAMES[match.group("name")]), _cut(normal, match.span())
+    match = _ASKED_KIND.search(folded)
+    if match:
+        return book(_KIND_BOOK[match.group("name") or match.group("one")]), _cut(normal, match.span())
     match = _JOB_SPEAKS.search(normal.lower())
     if match:
         return book("JOB"), _cut(normal, match.span())
