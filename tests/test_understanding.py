@@ -14,7 +14,7 @@ from bot.texts import NO_EVIDENCE
 from corpus.bible import load
 from corpus.references import find_references
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
-from retrieval.knowledge.people import PeopleIndex
+from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.retriever import shingles
 from retrieval.understand.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
 from tests.conftest import write
@@ -82,6 +82,15 @@ def _people_files(tmp_path):
         w.writerow(["title", "verses", "participants"])
         w.writerow(["Nothing separates", "Rom.8.1,Rom.8.2", "elohim_1"])
     return tmp_path
+
+
+def test_a_persons_key_verses_are_where_they_are_introduced_first_named_and_named_in_each_event():
+    # chapters of ten verses; chapter 2 speaks of the person at length (their story begins there)
+    chapter_of = [("GEN", 1 + p // 10) for p in range(60)]
+    person = Person("barnabe_1", "Barnabas", "barnabe", "Barnabé", frozenset(), (3, 21, 22, 23, 24, 25, 47),
+                    (("The journey", (40, 41, 42, 43, 44, 45, 46, 47)),))
+    index = PeopleIndex([person], [], chapter_of)
+    assert index.key_passages(person) == [21, 3, 47]  # the event's first verse that names them, not its first
 
 
 def test_people_get_the_portuguese_name_their_verses_share(tmp_path, mini_index):

@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 
 PASSAGES_FILE = Path(__file__).resolve().parent.parent / "data" / "passages.toml"
 _NON_WORD = re.compile(r"[^\w]+")
+ARTICLES = frozenset("o a os as".split())
 _NUMBERS = dict(zip("1 2 3 4 5 7 10 12".split(), "um dois tres quatro cinco sete dez doze".split()))
 
 
@@ -46,7 +47,6 @@ FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passag
                   "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
                   "queria ler pastor jesus cristo ensinou ensina ensinava disse falou contou explica explicou "
                   "significa fica".split())
-ARTICLES = frozenset("o a os as".split())
 OWN_WORD_LENGTH = 7
 MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
 

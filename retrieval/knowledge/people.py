@@ -212,9 +212,10 @@ class PeopleIndex:
     def key_passages(self, person: Person, votes=None, limit: int = 6) -> list[int]:
         """Where the person is introduced, their longest events, and (for the Old Testament's people) the
         most-read verse of the New Testament that names them; else their most-read verses."""
-        chosen: list[int] = [self._introduction(person)]
+        chosen: list[int] = [self._introduction(person), person.positions[0]]
+        named = set(person.positions)
         for _, positions in sorted(person.events, key=lambda e: (-len(e[1]), e[1][0]))[:limit]:
-            chosen.append(positions[0])
+            chosen.append(next((p for p in positions if p in named), positions[0]))  # where the event names them
         if votes is not None:
             chosen += votes(list(person.positions), limit)
         return list(dict.fromkeys(chosen))[:limit]

@@ -19,6 +19,8 @@ SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells somethin
 NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
 TEACHING_NAME_SHARE = 0.6
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
+# words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
+CONTAINERS = frozenset("salmo salmos parabola oracao historia passagem capitulo sermao texto trecho".split())
 # asks about a place ("o que aconteceu em Betel?", "o que é o Gólgota?", "onde fica Nínive")
 _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos|nas)\b"
                     r"|\bonde (?:fica|ficava|e|era)\b|\bo ?q(?:ue)? (?:e|era|foi|significa)\b"
@@ -118,6 +120,6 @@ class Knowledge:
             return 0.0
         if intent.name == TEACHING:
             return TEACHING_NAME_SHARE
-        if intent.name == QUOTATION:  # a passage's name may be its best-known verse: that verse is asked for
-            return 2.0
+        if intent.name == QUOTATION:  # a passage's name may be its best-known verse: that verse is asked for,
+            return NAME_SHARE if CONTAINERS.intersection(words) else 2.0  # unless "the psalm of..." is
         return NAME_SHARE if len(words) > SHORT else 0.0
