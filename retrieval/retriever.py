@@ -118,7 +118,10 @@ class Retriever(SearchChannels, HitSelection):
     def _understood(self, plan: QueryPlan, k: int, exclude: str | None = None) -> SearchResult:
         """Small talk, a named passage or a person first; the hybrid search for everything else."""
         intent = self.understand(plan.original)
-        answered = self.knowledge.answer(self, plan, intent, k) if plan.text.strip() else None
+        if plan.original.strip() and not plan.text.strip():  # "kkk", "👍", "...": nothing to search, a reply
+            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa",
+                                intent=intent.as_dict() if intent is not None else None)
+        answered = self.knowledge.answer(self, plan, intent, k)
         if answered is not None:
             return answered
         result = self._hybrid(plan, k, intent, exclude)

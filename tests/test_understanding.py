@@ -15,6 +15,7 @@ from corpus.bible import load
 from corpus.references import find_references
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
+from retrieval.results import OK
 from retrieval.retriever import shingles
 from retrieval.understand.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
 from tests.conftest import write
@@ -139,6 +140,8 @@ def test_a_malformed_bank_line_names_the_file_and_line(tmp_path):
 def test_search_tells_the_intent_and_answers_small_talk_without_verses(mini_retriever):
     result = mini_retriever.search("oi, boa noite!")
     assert result.mode == "conversa" and result.hits == [] and result.as_dict()["intent"]["intent"] == SMALLTALK
+    laugh = mini_retriever.search("kkkkk")  # nothing to search: a reply, never "the Bible does not address it"
+    assert laugh.mode == "conversa" and laugh.status == OK and laugh.hits == []
     asked = mini_retriever.search("o senhor cuida de mim como um pastor")  # a verse of the mini Bible, loosely
     assert asked.mode != "cuidado" and asked.hits[0].id == "PSA.23.1"
 
