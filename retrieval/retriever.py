@@ -41,6 +41,7 @@ from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
+UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
 
 
 @dataclass(frozen=True)
@@ -234,8 +235,9 @@ class Retriever(SearchChannels, HitSelection):
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
             return True
         near = self.floor.calibrated and signals.dense_top >= self.floor.dense_pastoral
-        if sure and intent.name == TEACHING and near:  # what Scripture teaches, asked clearly, near verses in meaning
-            return True
+        if intent is not None and intent.name == TEACHING and near and \
+                (sure or intent.probabilities.get(OFFTOPIC, 0.0) <= UNLIKELY_OFFTOPIC):
+            return True  # what Scripture teaches, asked with nothing of another subject, near verses in meaning
         if sure and intent.name == SITUATION and self.aptness is not None:  # a life told: the judges' memory answers
             return True
         return self.floor.has_evidence(signals)

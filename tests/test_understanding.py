@@ -4,6 +4,7 @@ word, and small talk answered as a person would."""
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 
 import pytest
 
@@ -13,11 +14,21 @@ from bot.reply import ANSWERED
 from bot.texts import NO_EVIDENCE
 from corpus.bible import load
 from corpus.references import find_references
+from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.results import OK
 from retrieval.retriever import shingles
-from retrieval.understand.intent import QUOTATION, SITUATION, SMALLTALK, intent_model, load_bank
+from retrieval.understand.intent import (
+    OFFTOPIC,
+    QUOTATION,
+    SITUATION,
+    SMALLTALK,
+    TEACHING,
+    Intent,
+    intent_model,
+    load_bank,
+)
 from tests.conftest import write
 
 PASSAGES = """
@@ -52,7 +63,6 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.match("o salmo do bom pastor, em deus confio")[1] == 0.5  # the other name is no part of it
     assert passages.match("salmo do bom pastor, o senhor cuida de mim")[1] == 1.0  # one passage named twice
     assert passages.match("onde fica a história do Senhor cuida de mim?")[1] == 1.0  # without its article
-    assert passages.match("o que Jesus disse no salmo do bom pastor")[1] == 1.0  # who spoke frames the name
     chapter = find_references("salmo do bom pastor, Salmos 23")
     assert passages.within("salmo do bom pastor, Salmos 23", chapter).name == "Salmo do pastor"
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
@@ -179,3 +189,14 @@ def test_thanks_to_god_is_praise_not_small_talk(mini_retriever):
     ("valeu!", True), ("meu pai morreu ontem e eu não sei o que fazer da vida", False), ("o que é a fé?", False)])
 def test_small_talk_words_are_recognised_when_the_search_finds_nothing(message, recognised):
     assert SmallTalk.load().recognises(message) is recognised
+
+
+def test_a_question_about_a_teaching_unlikely_off_the_subject_is_not_turned_away(mini_retriever):
+    """'pra que a gente vive afinal?': a teaching asked, near verses in meaning, though no verse has its words."""
+    near = EvidenceSignals(dense_top=0.35, dense_margin=0.1, lexical_terms=3, lexical_best=1, concepts=0,
+                           faith_words=0)
+    asked = Intent(TEACHING, 0.6, {TEACHING: 0.6, SITUATION: 0.3, OFFTOPIC: 0.1})
+    unsure = Intent(TEACHING, 0.45, {TEACHING: 0.45, OFFTOPIC: 0.35, SITUATION: 0.2})
+    assert mini_retriever.floor.calibrated
+    assert mini_retriever._evidence(near, asked) and not mini_retriever._evidence(near, unsure)
+    assert not mini_retriever._evidence(replace(near, dense_top=0.2), asked)  # far from every verse: no evidence

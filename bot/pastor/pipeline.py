@@ -21,6 +21,7 @@ from bot.pastor.followup import choice, is_followup, standalone
 from bot.pastor.progress import ParagraphProgress, Show
 from bot.pastor.prompts import answer_messages, reflection_messages
 from bot.pastor.proposals import proposed_sources
+from bot.pastor.shown import cited_first, extractive, missing_details, sources_of
 from bot.pastor.smalltalk import SmallTalk
 from bot.pastor.verse_choice import chosen_first
 from bot.reply import ANSWERED, CRISIS, LLM_ERROR, NO_EVIDENCE, REFERENCE, REFERENCE_MISSING, REJECTED, Reply, Source
@@ -28,10 +29,8 @@ from bot.safety.care import CrisisCare
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
 from bot.store.memory import Memory
-from corpus.canon import BY_CODE
-from corpus.references import Reference, find_references, verses_of
-from retrieval.results import SearchResult, Status
-from retrieval.retriever import Retriever, label
+from retrieval.results import Status
+from retrieval.retriever import Retriever
 from retrieval.understand.scope import detect_scope
 
 log = logging.getLogger("pastor")
@@ -160,13 +159,13 @@ class Pastor:
         if talk and not screening.crisis:  # a greeting, thanks, "você é um robô?": answered as a person would
             return Reply(self.smalltalk.reply(message, command_style), ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
-            body = texts.REFERENCE_MISSING.format(details=self._missing_details(result.missing),
+            body = texts.REFERENCE_MISSING.format(details=missing_details(result.missing, self.retriever.bible),
                                                   translation=self.config.translation or self.retriever.bible.name)
             return Reply(self._join(prefix, body), REFERENCE_MISSING, llm_called=llm_called, query=query)
         if result.status == Status.NO_EVIDENCE:
             return Reply(self._join(prefix, texts.NO_EVIDENCE), CRISIS if screening.crisis else NO_EVIDENCE,
                          llm_called=llm_called, crisis_level=screening.level, query=query)
-        sources = self._sources(result)
+        sources = sources_of(result, self.config.max_reference_verses, self.config.max_sources)
         if self.llm is not None and self.config.propose_passages and care is None and not screening.crisis \
                 and result.status == Status.OK and (result.intent or {}).get("intent") in ("knowledge", "teaching"):
             t = time.perf_counter()
@@ -183,7 +182,7 @@ class Pastor:
         after = after or passages.continuation(result, len(sources), self.config.max_reference_verses)
         after = self._join(after, passages.which_one(result))  # "há mais de um Tiago…: de qual deles…?"
         if self.llm is None:
-            body, kept = self._extractive(result)
+            body, kept = extractive(result, self.config.max_reference_verses)
             text = self._join(self._join(prefix, before), self._join(body, after))
             return Reply(text, status, sources, kept, [], llm_called, screening.level, query)
         notes = ([texts.MEDICAL] if screening.medical else []) + ([texts.BOOK_NOTE] if before else []) + (
@@ -219,7 +218,7 @@ class Pastor:
                 checked = replace(checked, text=text)
         timings["validation"] = time.perf_counter() - t
         text = self._join(self._join(prefix, checked.text), after)
-        return Reply(text, status, self._used_first(sources, checked.kept), checked.kept,
+        return Reply(text, status, cited_first(sources, checked.kept, self.retriever.bible), checked.kept,
                      checked.removed, True, screening.level, query, corrected_quotes=checked.corrected_quotes,
                      removed_contacts=checked.removed_contacts, replaced_directives=checked.replaced_directives)
 
@@ -280,58 +279,6 @@ class Pastor:
         return f"{opening}\n\n{self.crisis.care.texts['igreja_intro']} {church}" if church else opening
 
     # -- helpers -------------------------------------------------------------------------------
-    def _sources(self, result: SearchResult) -> list[Source]:
-        limit = self.config.max_reference_verses if result.status == Status.REFERENCE else self.config.max_sources
-        out, seen = [], set()
-        for hit in result.hits:
-            for verse in (hit.verse, *hit.merged):
-                if verse is not None and verse.id not in seen:
-                    seen.add(verse.id)
-                    out.append(Source(verse.id, label(verse), verse.text))
-        return out[:limit]
-
-    def _used_first(self, sources: list[Source], citations: list[str]) -> list[Source]:
-        """The sources the answer cites first, in the order it cites them; the others after, in rank order."""
-        bible = self.retriever.bible
-        cited = [v.id for label_ in citations for ref in find_references(label_) for v in verses_of(ref, bible)]
-        order = {verse_id: i for i, verse_id in enumerate(dict.fromkeys(cited))}
-        return sorted(sources, key=lambda s: order.get(s.id, len(order)))
-
-    def _extractive(self, result: SearchResult) -> tuple[str, list[str]]:
-        """The `none` provider: the best passages themselves with a short framing, no generation."""
-        reference = result.status == Status.REFERENCE
-        hits = result.hits[: self.config.max_reference_verses] if reference else result.hits[:3]
-        if reference:
-            passages = [([h.verse], label(h.verse)) for h in hits]
-        else:
-            passages = []
-            for hit in hits:
-                verses = sorted((hit.verse, *hit.merged), key=lambda v: v.verse)
-                ref = Reference(verses[0].book, verses[0].chapter, verses[0].verse,
-                                *((verses[-1].chapter, verses[-1].verse) if len(verses) > 1 else ()))
-                passages.append((verses, ref.label()))
-        intro = {"livro": texts.EXTRACTIVE_BOOK_INTRO, "ensino": texts.EXTRACTIVE_TEACHING_INTRO,
-                 "pessoa": texts.EXTRACTIVE_PERSON_INTRO.format(name=result.named),
-                 "passagem": texts.EXTRACTIVE_PASSAGE_INTRO.format(name=result.named),
-                 "lugar": texts.EXTRACTIVE_PLACE_INTRO.format(name=result.named)}.get(
-            result.mode, texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO)
-        lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
-        return "\n\n".join(lines), [where for _, where in passages]
-
-    def _missing_details(self, ids: list[str]) -> str:
-        """What does exist, without repeating the reference that does not ("Mateus tem 28 capítulos")."""
-        bible, out = self.retriever.bible, []
-        for osis in ids:
-            ref = Reference.from_osis(osis)
-            name, chapters = BY_CODE[ref.book].name, bible.chapters(ref.book)
-            if not chapters:
-                continue
-            if ref.chapter in chapters and ref.last_chapter in chapters:
-                out.append(texts.CHAPTER_VERSES.format(book=name, chapter=ref.chapter, count=chapters[ref.chapter]))
-            else:
-                out.append(texts.BOOK_CHAPTERS.format(book=name, count=len(chapters)))
-        return "".join(dict.fromkeys(out))
-
     @staticmethod
     def _join(first: str, second: str) -> str:
         """Two parts as paragraphs; an empty one is left out."""

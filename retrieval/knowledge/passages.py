@@ -45,8 +45,7 @@ def _spelled(words: list[str]) -> list[str]:
 # words that only frame a request for a passage ("aquele capítulo", "me manda a história de…")
 FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passagem trecho versiculo versiculos biblia "
                   "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
-                  "queria ler pastor jesus cristo ensinou ensina ensinava disse falou contou explica explicou "
-                  "significa fica".split())
+                  "queria ler pastor fica".split())
 OWN_WORD_LENGTH = 7
 MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
 

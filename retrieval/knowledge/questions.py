@@ -118,8 +118,8 @@ class Knowledge:
         when a teaching is asked ("o que Jesus disse sobre amar os inimigos?" asks for the teaching)."""
         if intent is None or intent.name not in (TEACHING, SITUATION, QUOTATION):
             return 0.0
-        if intent.name == TEACHING:
-            return TEACHING_NAME_SHARE
+        if intent.name == TEACHING:  # unless the text is named as one ("o que Jesus ensinou no Sermão do Monte?")
+            return NAME_SHARE if CONTAINERS.intersection(words) else TEACHING_NAME_SHARE
         if intent.name == QUOTATION:  # a passage's name may be its best-known verse: that verse is asked for,
             return NAME_SHARE if CONTAINERS.intersection(words) else 2.0  # unless "the psalm of..." is
         return NAME_SHARE if len(words) > SHORT else 0.0
