@@ -64,6 +64,14 @@ def test_scope_from_the_question(question, scope, rest):
         assert remainder == rest
 
 
+@pytest.mark.parametrize("text", ["o que a Bíblia diz sobre hospitalidade?", "saiu depressa de casa",
+                                  "o que é apostasia?", "os magos do oriente", "quem era o impostor?",
+                                  "o possuidor da terra", "o fogo consumiu o altar"])
+def test_a_prefix_never_catches_a_word_of_another_meaning(text):
+    """"hospital*" is no illness in "hospitalidade", "depress*" no sadness in "depressa"."""
+    assert Thesaurus().match(normalize_chat(text)) == []
+
+
 def test_concepts_by_word_prefix_and_phrase():
     thesaurus = Thesaurus()
     names = lambda text: [c.name for c in thesaurus.match(normalize_chat(text))]  # noqa: E731
