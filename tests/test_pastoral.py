@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from corpus.bible import Bible
+from corpus.text import fold, normalize
 from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
-from retrieval.understand.message import asks_for_task, asks_for_teaching
+from retrieval.understand.message import asks_for_task, asks_for_teaching, says
 from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised
 from retrieval.understand.tone import Tone, ToneLabels, pattern_regex
 
@@ -321,3 +322,10 @@ def test_the_guard_spares_a_harsh_word_the_question_asks_for_but_not_in_care(car
     care = care_retriever.search("tenho pavor do escuro à noite e sinto que todos esperam que sejamos perfeitos", k=5)
     assert care.mode == "cuidado" and "MAT.5.3" not in care.ranked_ids()
     assert [h.id for h in care.demoted] == ["MAT.5.3"]
+
+
+@pytest.mark.parametrize("text", ["quem foram os apóstolos?", "entra no teu aposento e ora", "sou de Alagoas, e você?"])
+def test_the_shipped_maps_words_never_catch_a_word_of_another_meaning(text):
+    """"apost*" is no gambling in "apóstolos", "aposent*" no retirement in the room where one prays."""
+    folded = fold(normalize(text))
+    assert [s.id for s in PastoralMap.load().situations if s.words and says(pattern_regex(s.words), folded)] == []
