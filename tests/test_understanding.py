@@ -200,3 +200,15 @@ def test_a_question_about_a_teaching_unlikely_off_the_subject_is_not_turned_away
     assert mini_retriever.floor.calibrated
     assert mini_retriever._evidence(near, asked) and not mini_retriever._evidence(near, unsure)
     assert not mini_retriever._evidence(replace(near, dense_top=0.2), asked)  # far from every verse: no evidence
+
+
+def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
+    zacarias = Person("zacarias_1", "Zechariah", "zacarias", "Zacarias", frozenset(), (1, 2, 3), ())
+    isabel = Person("isabel_1", "Elizabeth", "isabel", "Isabel", frozenset(), (4, 5), (), "Female")
+    joao = Person("joao_1", "John", "joao", "João", frozenset({"batista"}), tuple(range(10, 40)), (), "Male",
+                  (("father", "zacarias", 3), ("mother", "isabel", 2)))
+    index = PeopleIndex([zacarias, isabel, joao], [])
+    assert index.relative(joao, "quem era o pai de joao batista".split()) is zacarias
+    assert index.relative(joao, "e a mae do joao".split()) is isabel
+    assert index.relative(joao, "quem foi joao batista".split()) is None
+    assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess

@@ -20,6 +20,12 @@ _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
+_SIBLINGS = ("siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
+# a word of kinship, folded -> (the FAMILY columns it names, the relative's gender when the word tells it)
+KINSHIP_WORDS = {"pai": (("father",), ""), "mae": (("mother",), ""), "irmao": (_SIBLINGS, "Male"),
+                 "irma": (_SIBLINGS, "Female"), "filho": (("children",), "Male"), "filha": (("children",), "Female"),
+                 "marido": (("partners",), ""), "esposo": (("partners",), ""), "esposa": (("partners",), ""),
+                 "mulher": (("partners",), "Female")}
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
@@ -162,6 +168,25 @@ class PeopleIndex:
         candidates = self._candidates(folded_words)
         qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
         return qualified[0] if qualified else candidates[0] if candidates else None
+
+    def relative(self, person: Person, folded_words: list[str]) -> Person | None:
+        """The relative the question asks for instead ("quem era o pai de João Batista?"): the word of kinship
+        said right before the person's name, and one relative of that kind in the data, or one far better known."""
+        names = {person.name, *person.also}
+        for i, word in enumerate(folded_words[:-2]):
+            kind = KINSHIP_WORDS.get(word)
+            after = folded_words[i + 2: i + 4] if folded_words[i + 1] in ("de", "do", "da") else []
+            if kind is None or not names.intersection(after):
+                continue
+            columns, gender = kind
+            found = {p.id: p for column, name, count in person.relatives if column in columns
+                     for p in self.by_name.get(name, ()) if len(p.positions) == count
+                     and (not gender or p.gender == gender)}
+            ranked = sorted(found.values(), key=lambda p: -len(p.positions))
+            if len(ranked) == 1 or len(ranked) > 1 and len(ranked[0].positions) >= 2 * len(ranked[1].positions):
+                return ranked[0]  # the only one, or the one the Bible speaks of far more (Sara, of Abraão's)
+            return None
+        return None
 
     def homonyms(self, folded_words: list[str]) -> list[tuple[Person, str]]:
         """The well-known people the name said may mean, each with what tells them apart, when nothing said

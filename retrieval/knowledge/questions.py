@@ -66,6 +66,7 @@ class Knowledge:
             homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
             person = homonyms[0][0] if homonyms else self.people.find(words)
             if person is not None:
+                person = self.people.relative(person, words) or person  # "o pai de João Batista"
                 votes = retriever.topics.best_known if retriever.topics is not None else None
                 chosen = self.people.key_passages(person, votes)
                 fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
