@@ -186,7 +186,8 @@ def test_thanks_to_god_is_praise_not_small_talk(mini_retriever):
 
 @pytest.mark.parametrize(("message", "recognised"), [
     ("to falando com uma inteligencia artificial?", True), ("quem ta por tras desse bot", True),
-    ("valeu!", True), ("meu pai morreu ontem e eu não sei o que fazer da vida", False), ("o que é a fé?", False)])
+    ("valeu!", True), ("meu pai morreu ontem e eu não sei o que fazer da vida", False), ("o que é a fé?", False),
+    ("como faço pra começar?", True), ("como faço para perdoar meu pai?", False)])
 def test_small_talk_words_are_recognised_when_the_search_finds_nothing(message, recognised):
     assert SmallTalk.load().recognises(message) is recognised
 
