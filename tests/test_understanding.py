@@ -17,6 +17,7 @@ from corpus.references import find_references
 from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
+from retrieval.knowledge.questions import _ABOUT_SOMEONE
 from retrieval.results import OK
 from retrieval.retriever import shingles
 from retrieval.understand.intent import (
@@ -213,3 +214,11 @@ def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
     assert index.relative(joao, "e a mae do joao".split()) is isabel
     assert index.relative(joao, "quem foi joao batista".split()) is None
     assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess
+
+
+@pytest.mark.parametrize(("text", "about"), [
+    ("o q gideao fez na biblia", True), ("Qual era a profissão de Pedro?", True), ("o profeta amos era oq", True),
+    ("oq jesus fez em cafarnaum", False),  # where: a place is asked about
+    ("o que Paulo ensina sobre a graça?", False)])
+def test_what_someone_did_or_was_asks_about_them(text, about):
+    assert bool(_ABOUT_SOMEONE.search(words_of(text))) is about

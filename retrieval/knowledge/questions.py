@@ -34,7 +34,10 @@ _WHO = re.compile(r"\bquem (?:foi|era|e|eh|sao|foram)\b")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
-    r"|\b(?:historia|vida|biografia|resumo) d(?:[aeo]|el[ae])\b")
+    r"|\b(?:historia|vida|biografia|resumo) d(?:[aeo]|el[ae])\b"
+    # what someone did or was: "o que Gideão fez", "a profissão de Pedro", "Amós era o quê", "ficou conhecido"
+    r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
+    r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b")
 
 
 @dataclass
