@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.commands import PASTOR
+from bot.commands import DAILY, ERASE, PASTOR
 from bot.pastor.smalltalk import SmallTalk
 from bot.reply import ANSWERED
 from bot.texts import NO_EVIDENCE
@@ -222,3 +222,12 @@ def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
     ("o que Paulo ensina sobre a graça?", False)])
 def test_what_someone_did_or_was_asks_about_them(text, about):
     assert bool(_ABOUT_SOMEONE.search(words_of(text))) is about
+
+
+@pytest.mark.parametrize(("message", "kind", "command"), [
+    ("vc guarda minhas conversas?", "privacidade", ERASE), ("como apago a conversa", "privacidade", ERASE),
+    ("tem como receber um versiculo todo dia?", "versiculo-do-dia", DAILY)])
+def test_questions_about_privacy_and_the_daily_word_name_their_command(message, kind, command):
+    talk = SmallTalk.load()
+    assert talk.recognises(message) and talk.kind_of(message).name == kind
+    assert f"*{command.name}*" in talk.reply(message, "*{}*")
