@@ -265,8 +265,9 @@ class _Parser:
             return None
         i += 1
         separator = self.kind(i)
+        # "3,16" is chapter and verse; "23, 91" a list of chapters, but "21, 4" (a smaller number) a verse
         if separator in (":", ".", ",") and self.number(i + 1) is not None \
-                and not (separator == "," and not self._tight(i)):
+                and not (separator == "," and not self._tight(i) and self.number(i + 1) >= chapter):
             return self.verses_in_chapter(code, chapter, i + 1) + (separator,)
         if self.number(i) is not None and not self._starts_book(i) and not self._counts_something(i):
             return self.verses_in_chapter(code, chapter, i) + (":",)  # "jo 14 6": typed without the colon

@@ -184,9 +184,10 @@ class Retriever(SearchChannels, HitSelection):
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
         # the classifier alone never turns a life told into a quotation: a family without food is no verse
         # a question about a teaching ("o que a Bíblia ensina sobre o Espírito Santo?") holds words one verse
-        # may hold too; it is a quotation only when it quotes (marks, or a verse word for word)
-        asks = teaching and (intent is None or intent.name == TEACHING and intent.confidence >= INTENT_SURE)
-        quote = plan.quoted or bool(verbatim) or (signals.looks_like_a_quote and not asks) or (
+        # may hold too ("a ressurreição dos mortos"); it is a quotation only when it quotes in marks (the verse it
+        # holds word for word still comes first)
+        asks = teaching and (intent is None or intent.name == TEACHING)
+        quote = plan.quoted or (bool(verbatim) and not asks) or (signals.looks_like_a_quote and not asks) or (
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away

@@ -21,6 +21,8 @@ def ids(text: str) -> list[str]:
 FORMS = [
     # typed without the colon, and verse words after a preposition
     ("jo 14 6", ["JHN.14.6"]),
+    ("apocalipse 21, 4", ["REV.21.4"]),  # a smaller number after the comma is a verse
+    ("Salmo 119, 105", ["PSA.119.105"]),
     ("me manda hebreus 11 1", ["HEB.11.1"]),
     ("jo 3 16-18", ["JHN.3.16-JHN.3.18"]),
     ("salmo 23 2 vezes", ["PSA.23"]),

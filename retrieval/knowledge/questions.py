@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from corpus.references import verses_of
+from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
@@ -36,7 +37,8 @@ _ABOUT_SOMEONE = re.compile(
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
     r"|\b(?:historia|vida|biografia|resumo) d(?:[aeo]|el[ae])\b"
     # what someone did or was: "o que Gideão fez", "a profissão de Pedro", "Amós era o quê", "ficou conhecido"
-    r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
+    r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))"
+    r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
     r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b")
 
 
@@ -78,7 +80,8 @@ class Knowledge:
                 return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
                                     named=person.display, homonyms=[
                                         {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
-        named_words = [w for w in words if w not in STOPWORDS]  # "Quem" opens sentences: never a place
+        # "Quem" opens sentences, "as Escrituras" are capitalised: never a place
+        named_words = [w for w in words if w not in STOPWORDS and w not in FAITH_WORDS]
         place = self.people.named_in(named_words) if self.people is not None and asks_about and plan.scope is None \
             and _PLACE.search(said) else None
         if place is not None:  # "o que aconteceu em Betel?": the most-read verses that name it
