@@ -174,6 +174,9 @@ class Retriever(SearchChannels, HitSelection):
         vector = self.embed_query(plan.search_text)
         teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING)
         recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector, plan.text)
+        if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
+                not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for
+            recognised = []
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]
         own_scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)

@@ -324,7 +324,9 @@ def test_the_guard_spares_a_harsh_word_the_question_asks_for_but_not_in_care(car
     assert [h.id for h in care.demoted] == ["MAT.5.3"]
 
 
-@pytest.mark.parametrize("text", ["quem foram os apóstolos?", "entra no teu aposento e ora", "sou de Alagoas, e você?"])
+@pytest.mark.parametrize("text", ["quem foram os apóstolos?", "entra no teu aposento e ora", "sou de Alagoas, e você?",
+                                  "Deus é meu refúgio", "meu celular travou", "que droga, perdi o ônibus",
+                                  "vamos ao jogo domingo", "como vencer na guerra espiritual?"])
 def test_the_shipped_maps_words_never_catch_a_word_of_another_meaning(text):
     """"apost*" is no gambling in "apóstolos", "aposent*" no retirement in the room where one prays."""
     folded = fold(normalize(text))
