@@ -10,8 +10,10 @@ from corpus.verse import Verse
 from retrieval.evaluation import SituationReport, merge_grades, passage_grades
 from retrieval.results import Hit
 from retrieval.retriever import Retriever
+from retrieval.understand.intent import OFFTOPIC, SITUATION, Intent
 from retrieval.understand.message import asks_for_task, asks_for_teaching, says
 from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader, Recognised
+from retrieval.understand.query import plan_query
 from retrieval.understand.tone import Tone, ToneLabels, pattern_regex
 
 
@@ -331,3 +333,12 @@ def test_the_shipped_maps_words_never_catch_a_word_of_another_meaning(text):
     """"apost*" is no gambling in "apóstolos", "aposent*" no retirement in the room where one prays."""
     folded = fold(normalize(text))
     assert [s.id for s in PastoralMap.load().situations if s.words and says(pattern_regex(s.words), folded)] == []
+
+
+def test_a_message_the_classifier_is_sure_is_off_the_subject_is_no_life_by_meaning_alone(care_retriever):
+    """The map reads "medo do escuro" by meaning; a sure off-topic reading wins when no map word is said."""
+    plan = plan_query("tenho pavor do escuro à noite", care_retriever.thesaurus)
+    assert care_retriever.fuse(plan).recognised
+    off = Intent(OFFTOPIC, 0.9, {OFFTOPIC: 0.9, SITUATION: 0.1})
+    assert care_retriever.fuse(plan, off).recognised == []
+    assert care_retriever.fuse(plan, Intent(OFFTOPIC, 0.6, {OFFTOPIC: 0.6, SITUATION: 0.4})).recognised
