@@ -64,6 +64,7 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.match("o salmo do bom pastor, em deus confio")[1] == 0.5  # the other name is no part of it
     assert passages.match("salmo do bom pastor, o senhor cuida de mim")[1] == 1.0  # one passage named twice
     assert passages.match("onde fica a história do Senhor cuida de mim?")[1] == 1.0  # without its article
+    assert passages.match("o salmo do pastor")[2] and not passages.match("o senhor cuida de mim")[2]  # title, verse
     chapter = find_references("salmo do bom pastor, Salmos 23")
     assert passages.within("salmo do bom pastor, Salmos 23", chapter).name == "Salmo do pastor"
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None

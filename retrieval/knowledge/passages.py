@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.references import Reference, exists, parse_reference
+from corpus.references import Reference, exists, parse_reference, verses_of
 from corpus.text import fold
 from retrieval.index.lexical import STOPWORDS
 
@@ -35,6 +35,11 @@ class NamedPassage:
 def words_of(text: str) -> str:
     """Folded words separated by single spaces, for phrase matching."""
     return " ".join(_NON_WORD.sub(" ", fold(text)).split())
+
+
+def _bare(words: str) -> str:
+    """Folded words without articles, which translations and memory add or drop ("amai (os) vossos inimigos")."""
+    return " ".join(w for w in words.split() if w not in ARTICLES)
 
 
 def _spelled(words: list[str]) -> list[str]:
@@ -65,6 +70,7 @@ class NamedPassages:
 
     def __init__(self, passages: list[NamedPassage], phrases: dict[str, NamedPassage]):
         self.passages = passages
+        self.titles: frozenset[str] = frozenset()  # the passages' own names, not words of them (set by `load`)
         self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
         phrases = self.phrases
         self._corrections: dict[str, str] = {}
@@ -88,7 +94,7 @@ class NamedPassages:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise PassagesError(f"{path}: {error}") from error
-        passages, phrases, absent = [], {}, []
+        passages, phrases, absent, titles = [], {}, [], set()
         for n, entry in enumerate(data.get("passagem", []), 1):
             name, where = entry.get("nome", ""), entry.get("trecho", "")
             reference = parse_reference(where)
@@ -100,36 +106,44 @@ class NamedPassages:
             others = tuple(r for r in (parse_reference(o) for o in entry.get("outros", [])) if r is not None)
             passage = NamedPassage(name, reference, entry.get("tipo", "texto"), others)
             passages.append(passage)
-            for phrase in [name, *entry.get("variantes", [])]:
+            own_text = f" {_bare(words_of(' '.join(v.text for v in verses_of(reference, bible))))} " if bible else ""
+            for n_phrase, phrase in enumerate([name, *entry.get("variantes", [])]):
                 key = words_of(phrase)
                 bare = key.split(" ", 1)[1] if key.split(" ", 1)[0] in ARTICLES else key  # "do rico e Lázaro"
                 for form in (key, bare):
                     if len(form.split()) >= 2:  # one word alone is never a passage's name
                         phrases.setdefault(form, passage)
+                        if n_phrase == 0 and f" {_bare(form)} " not in own_text:  # its title, not its own words
+                            titles.add(form)
         if absent:
             log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
                         len(absent), ", ".join(absent[:5]) + (" …" if len(absent) > 5 else ""))
-        return cls(passages, phrases)
+        named = cls(passages, phrases)
+        named.titles = frozenset(" ".join(_spelled(p.split())) for p in titles)
+        return named
 
     def find(self, text: str) -> NamedPassage | None:
         match = self.match(text)
         return match[0] if match else None
 
-    def match(self, text: str) -> tuple[NamedPassage, float] | None:
-        """The passage named, and how much of the message its name is (its content words / the message's)."""
+    def match(self, text: str) -> tuple[NamedPassage, float, bool] | None:
+        """The passage named, how much of the message its name is (its content words / the message's), and
+        whether the message says the passage's title (a variant may be a verse of it, quoted)."""
         if self._regex is None:
             return None
         words = [self._corrected(w) for w in _spelled(words_of(text).split())]
         found = [m.group(0) for m in self._regex.finditer(" ".join(words))]
         if not found:
             return None
-        passage = self.phrases[max(found, key=len)]
+        longest = max(found, key=len)
+        passage = self.phrases[longest]
         # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name; so is a message
         # naming one passage twice ("a ressurreição de Jesus, o túmulo vazio")
         content = [w for w in words if w not in STOPWORDS and w not in FRAME]
         named = [w for name in found if self.phrases[name] is passage
                  for w in name.split() if w not in STOPWORDS and w not in FRAME]
-        return passage, min(1.0, len(named) / max(1, len(content)))
+        titled = any(name in self.titles for name in found if self.phrases[name] is passage)
+        return passage, min(1.0, len(named) / max(1, len(content))), titled
 
     def within(self, text: str, chapters: list[Reference]) -> NamedPassage | None:
         """The passage the message names inside a chapter it gives ("a mulher virtuosa, Provérbios 31")."""

@@ -116,17 +116,18 @@ class Knowledge:
         match = self.passages.match(plan.text) if self.passages is not None else None
         if match is None:
             return None
-        passage, share = match
-        return passage if share >= self._share_needed(intent, words) else None
+        passage, share, titled = match
+        return passage if share >= self._share_needed(intent, words, titled) else None
 
     @staticmethod
-    def _share_needed(intent: Intent | None, words: list[str]) -> float:
+    def _share_needed(intent: Intent | None, words: list[str], titled: bool = False) -> float:
         """How much of the message a passage's name must be: none when the Bible is asked about; most of it
         when a teaching is asked ("o que Jesus disse sobre amar os inimigos?" asks for the teaching)."""
         if intent is None or intent.name not in (TEACHING, SITUATION, QUOTATION):
             return 0.0
         if intent.name == TEACHING:  # unless the text is named as one ("o que Jesus ensinou no Sermão do Monte?")
             return NAME_SHARE if CONTAINERS.intersection(words) else TEACHING_NAME_SHARE
-        if intent.name == QUOTATION:  # a passage's name may be its best-known verse: that verse is asked for,
-            return NAME_SHARE if CONTAINERS.intersection(words) else 2.0  # unless "the psalm of..." is
+        if intent.name == QUOTATION:  # a passage's other names may be its best-known verse: that verse is asked
+            # for, unless the passage's title ("a sarça ardente") or "the psalm of..." is said
+            return NAME_SHARE if CONTAINERS.intersection(words) or titled else 2.0
         return NAME_SHARE if len(words) > SHORT else 0.0
