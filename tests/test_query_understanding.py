@@ -52,6 +52,8 @@ def test_chat_shorthand(typed, plain):
     ("quero um salmo de louvor", "PSA", None),
     ("tem proverbio sobre preguiça?", "PRO", None),
     ("me manda o salmo do bom pastor", None, None),  # a passage's name, not where to look
+    ("e Paulo?", "PAUL", "?"), ("Jesus falou sobre o casamento? e o apóstolo Paulo?", "PAUL", None),
+    ("e Jesus?", "GOSPELS", "?"), ("quem foi Paulo", None, None),
     ("meu nome é Ester", None, None),
     ("Jó sofreu muito", None, None),
     ("estou com medo do futuro", None, None),

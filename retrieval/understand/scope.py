@@ -66,6 +66,9 @@ from corpus import booknames  # noqa: E402
 from corpus.text import fold, normalize  # noqa: E402
 
 _GROUP_PHRASES = [
+    # a follow-up that only names who else to hear ("e Paulo?", "e o que Jesus disse?" is below)
+    (r"(?:^|\be )(?:o )?(?:apostolo )?paulo(?=\W*$)", lambda: group("Cartas Paulinas", "PAUL")),
+    (r"(?:^|\be )(?:o )?jesus(?=\W*$)", lambda: group("Evangelhos", "GOSPELS")),
     (r"(?:antigo|velho) testamento", lambda: testament("AT")),
     (r"novo testamento", lambda: testament("NT")),
     (r"(?:cartas|epistolas|escritos) (?:de|do apostolo|do) paulo|cartas paulinas|epistolas paulinas"
