@@ -211,12 +211,19 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("parábola do filho pródigo", "passagem", "LUK.15.11"), ("quem foi Davi?", "pessoa", None),
     ("o que aconteceu em Betel?", "lugar", None),
     ("o que aconteceu no Getsêmani?", None, "MAT.26.36"), ("o senhor é meu pastor e nada me faltará", None, "PSA.23.1"),
-    ("oi, tudo bem?", "conversa", None)])
+    ("oi, tudo bem?", "conversa", None), ("quem era o pai de João Batista?", "pessoa", "LUK.1.5"),
+    ("moisés e a sarça ardente", "passagem", "EXO.3.2"), ("jo 14 6", None, "JHN.14.6")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()
     assert result.mode != "cuidado"
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
+
+
+def test_words_the_corpus_capitalises_out_of_reverence_are_no_places(full):
+    people = full.knowledge.people
+    assert people.named_in(["nome"]) is None and people.named_in(["reino"]) is None  # "o Nome", "o Reino"
+    assert people.named_in(["betel"]) is not None
 
 
 def test_a_name_several_people_share_carries_who_they_are(full):

@@ -14,6 +14,7 @@ from corpus.text import fold, normalize
 SMALLTALK_FILE = Path(__file__).resolve().parent.parent / "data" / "smalltalk.toml"
 DEFAULT = "cumprimento"
 MAX_WORDS = 12
+ALWAYS_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Kind:
     name: str
     patterns: tuple[re.Pattern, ...]
     reply: str
+    always: bool = False  # a short message with these words is about the bot, whatever the search found
 
 
 class SmallTalk:
@@ -41,7 +43,7 @@ class SmallTalk:
                            if field is not None} - set(BY_NAME)
                 if unknown:
                     raise ValueError(f"comando desconhecido entre chaves: {', '.join(sorted(unknown))}")
-                kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip()))
+                kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip(), bool(entry.get("sempre"))))
             except (KeyError, ValueError, re.error) as error:
                 raise ValueError(f"{path}: tipo {n}: {error}") from error
         if not any(k.name == DEFAULT for k in kinds):
@@ -56,6 +58,12 @@ class SmallTalk:
         """Whether a short message is, by its own words, thanks, a goodbye or a question about the bot."""
         folded = fold(normalize(text))
         return len(folded.split()) <= MAX_WORDS and any(p.search(folded) for k in self.kinds for p in k.patterns)
+
+    def about_the_bot(self, text: str) -> bool:
+        """Whether a short message asks about the bot itself ("qual é o seu nome?"), whatever verses hold its words."""
+        folded = fold(normalize(text))
+        return len(folded.split()) <= ALWAYS_WORDS and any(
+            p.search(folded) for k in self.kinds if k.always for p in k.patterns)
 
     def reply(self, text: str, command_style: str = "/{}") -> str:
         """The reply of the message's kind, each "{command}" written as the channel takes it."""

@@ -142,7 +142,8 @@ class NamedPassages:
         content = [w for w in words if w not in STOPWORDS and w not in FRAME]
         named = [w for name in found if self.phrases[name] is passage
                  for w in name.split() if w not in STOPWORDS and w not in FRAME]
-        titled = any(name in self.titles for name in found if self.phrases[name] is passage)
+        joined = f" {' '.join(words)} "  # a title may overlap a longer variant found first ("moisés e a sarça…")
+        titled = any(f" {title} " in joined for title in self.titles if self.phrases.get(title) is passage)
         return passage, min(1.0, len(named) / max(1, len(content))), titled
 
     def within(self, text: str, chapters: list[Reference]) -> NamedPassage | None:

@@ -17,6 +17,7 @@ from retrieval.knowledge.homonyms import describe, listed_together, prominent, w
 from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
+_IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{3,}\b")  # a lower-case word right after another word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
@@ -150,9 +151,11 @@ class PeopleIndex:
                                  tuple((e.title, e.positions) for e in own if e.positions), row.get("gender") or "",
                                  tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:])))
         places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
+        # a word written in lower case inside sentences as often as capitalised is no place ("o Nome", "o Reino")
+        written_low = Counter(fold(w) for v in bible.verses for w in set(_IN_SENTENCE.findall(v.text)))
         for position, words in enumerate(capitalised):
             for word in words & proper:
-                if lower[word] < df[word]:  # "Que" opens a quoted sentence; a name is rarely written lowercase
+                if lower[word] < df[word] and written_low[word] < df[word]:  # "Que" opens a quoted sentence
                     places.setdefault(word, []).append(position)
         # "João Batista": a proper word written after the name in the Baptist's verses only chooses him
         after = written_after(people, bible.verses, {w for w in proper if lower[w] < df[w]})
