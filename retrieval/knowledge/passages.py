@@ -107,13 +107,16 @@ class NamedPassages:
             passage = NamedPassage(name, reference, entry.get("tipo", "texto"), others)
             passages.append(passage)
             own_text = f" {_bare(words_of(' '.join(v.text for v in verses_of(reference, bible))))} " if bible else ""
-            for n_phrase, phrase in enumerate([name, *entry.get("variantes", [])]):
+            variants = entry.get("variantes", [])
+            # a name repeated as a variant is a verse remembered ("Tudo posso naquele que me fortalece"), no title
+            remembered = words_of(name) in {words_of(v) for v in variants}
+            for n_phrase, phrase in enumerate([name, *variants]):
                 key = words_of(phrase)
                 bare = key.split(" ", 1)[1] if key.split(" ", 1)[0] in ARTICLES else key  # "do rico e Lázaro"
                 for form in (key, bare):
                     if len(form.split()) >= 2:  # one word alone is never a passage's name
                         phrases.setdefault(form, passage)
-                        if n_phrase == 0 and f" {_bare(form)} " not in own_text:  # its title, not its own words
+                        if n_phrase == 0 and not remembered and f" {_bare(form)} " not in own_text:  # a title
                             titles.add(form)
         if absent:
             log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
