@@ -232,3 +232,10 @@ def test_questions_about_privacy_and_the_daily_word_name_their_command(message, 
     talk = SmallTalk.load()
     assert talk.recognises(message) and talk.kind_of(message).name == kind
     assert f"*{command.name}*" in talk.reply(message, "*{}*")
+
+
+def test_a_short_question_about_the_bot_itself_is_small_talk_whatever_verses_hold_its_words():
+    talk = SmallTalk.load()
+    assert talk.about_the_bot("Qual é o seu nome?") and talk.about_the_bot("você guarda minhas conversas?")
+    assert not talk.about_the_bot("o que você pode me dizer sobre a fé?")  # capability words: the search decides
+    assert not talk.about_the_bot("qual é o seu nome, perguntou Jesus ao homem que vivia nos sepulcros de Gadara")

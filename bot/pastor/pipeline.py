@@ -155,8 +155,9 @@ class Pastor:
             body, sources, cited = self.crisis.comfort(care.kind)
             return Reply(body, ANSWERED, sources, cited, query=query)
         prefix = self._safety_prefix(screening, country)
-        talk = result.mode == "conversa" or (result.status == Status.NO_EVIDENCE and self.smalltalk.recognises(message)) \
-            or (result.status == Status.OK and self.smalltalk.about_the_bot(message))
+        talk = result.mode == "conversa" or (
+            result.status == Status.NO_EVIDENCE and self.smalltalk.recognises(message)) or (
+            result.status == Status.OK and self.smalltalk.about_the_bot(message))  # "qual é o seu nome?"
         if talk and not screening.crisis:  # a greeting, thanks, "você é um robô?": answered as a person would
             return Reply(self.smalltalk.reply(message, command_style), ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
