@@ -75,6 +75,12 @@ class SearchChannels:
         ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=limit)
         return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
 
+    def _meant_topics(self, vector, mask) -> list[int]:
+        """Verses of the topics whose names are near the message in meaning (none without topic data)."""
+        if self.topic_meanings is None or self.topics is None:
+            return []
+        return self.topic_meanings.ranking(vector, self.topics, mask, self.params.candidates)
+
     def _signals(self, plan: QueryPlan, lexical_best: int, similarity: dict[int, float],
                  dense: list[int], topical: int, mask) -> EvidenceSignals:
         values = [similarity[p] for p in dense]

@@ -37,6 +37,7 @@ from retrieval.understand.query import QueryPlan, plan_query
 from retrieval.understand.scope import Scope
 from retrieval.understand.thesaurus import Thesaurus
 from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topic_meaning import TopicMeanings
 from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
@@ -50,6 +51,7 @@ class RetrievalParams:
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     topical_weight: float = 2.0
+    meaning_topics_weight: float = 1.0  # topics whose names are near the message in meaning (topic_meaning.py)
     expansion_weight: float = 0.6  # concepts' biblical vocabulary added to the lexical query
     equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
     need_weight: float = 4.0  # the pastoral map's verses for the needs of a recognised situation
@@ -68,13 +70,15 @@ class Retriever(SearchChannels, HitSelection):
                  manifest: Manifest, topics: TopicIndex | None = None, params: RetrievalParams = RetrievalParams(),
                  floor: EvidenceFloor | None = None, thesaurus: Thesaurus | None = None,
                  pastoral: PastoralReader | None = None, tones: ToneLabels | None = None,
-                 intents: IntentModel | None = None, knowledge: Knowledge | None = None, aptness=None):
+                 intents: IntentModel | None = None, knowledge: Knowledge | None = None, aptness=None,
+                 topic_meanings: TopicMeanings | None = None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
         self.store = store
         self.manifest = manifest
         self.topics = topics
+        self.topic_meanings = topic_meanings  # topics reached by the meaning of their names (needs ``topics``)
         self.params = params
         self.floor = floor if floor is not None else EvidenceFloor()
         self.thesaurus = thesaurus or Thesaurus()
@@ -183,6 +187,7 @@ class Retriever(SearchChannels, HitSelection):
         lexical, lexical_best = self._lexical(plan, own_scores, mask)
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
+        meant = self._meant_topics(vector, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
         # the classifier alone never turns a life told into a quotation: a family without food is no verse
@@ -199,7 +204,7 @@ class Retriever(SearchChannels, HitSelection):
             recognised, situations = [], []
             lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
             lexical = [*verbatim, *(p for p in lexical if p not in verbatim)]  # the verse it quotes word for word
-            topical = []
+            topical, meant = [], []
         p = self.params
         if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
             channels = {"hybrid": self._server_fused(plan), "topical": topical}
@@ -216,6 +221,9 @@ class Retriever(SearchChannels, HitSelection):
         care = not quote and not teaching and (bool(recognised) or (  # a life told, surely, though no map entry
             intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
             and plan.scope is None))
+        # a life told is cared for by its needs, not by the most-voted verses of a topic its words are near
+        if meant and not care and not (intent is not None and intent.name == SITUATION):
+            channels["temas"], weights["temas"] = meant, p.meaning_topics_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))

@@ -24,6 +24,7 @@ from retrieval.understand.intent import IntentModel, intent_model
 from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader
 from retrieval.understand.thesaurus import Thesaurus
 from retrieval.understand.tone import ToneLabels
+from retrieval.understand.topic_meaning import TopicMeanings
 from retrieval.understand.topics import TopicIndex, TopicsError
 
 log = logging.getLogger(__name__)
@@ -99,12 +100,17 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         wanted = {t for c in thesaurus.concepts for t in c.topics} | pastoral_map.topics
         try:
             with stage("tópicos carregados"):
-                topics = TopicIndex.load(config.topics_path, bible, wanted)
+                topics = TopicIndex.load(config.topics_path, bible)  # every topic: the meaning channel reads them all
         except TopicsError as error:
             raise IndexNotReady(f"{error} (TOPICS_PATH vazio desativa o canal de tópicos)") from error
         if unknown := topics.missing(sorted(wanted)):
             log.warning("tópicos do tesauro ou do mapa pastoral ausentes em %s (ignorados): %s",
                         config.topics_path, ", ".join(unknown))
+    meanings = None
+    if topics is not None:
+        with stage("tópicos pelo sentido"):
+            meanings = TopicMeanings.cached(topics, embedder.embed, embedder.identity.slug,
+                                            config.intent_model_dir or config.index_dir / "understanding")
     floor = EvidenceFloor.for_embedder(manifest.embedder)
     with stage("mapa pastoral e tons"):
         pastoral = PastoralReader(pastoral_map, bible, embedder, topics)
@@ -116,7 +122,8 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     with stage("ranqueador pastoral"):
         aptness, problem = _aptness(config, bible, embedder, thesaurus, topics, tones)
     retriever = Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
-                          pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge, aptness=aptness)
+                          pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge, aptness=aptness,
+                          topic_meanings=meanings)
     retriever.aptness_problem = problem
     return retriever
 
