@@ -43,6 +43,7 @@ from retrieval.understand.topics import TopicIndex
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
+LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,13 @@ class RetrievalParams:
     memory_candidates: int = 30
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
+
+
+def life_told_too(intent: Intent) -> bool:
+    """A question of doctrine the classifier reads almost as much as a life told ("o psiquiatra passou remédio,
+    tomar é falta de fé?"): the person is cared for first, not taught."""
+    situation = intent.probabilities.get(SITUATION, 0.0)
+    return situation >= LIFE_TOO and intent.probabilities.get(TEACHING, 0.0) - situation < LIFE_TOO_MARGIN
 
 
 class Retriever(SearchChannels, HitSelection):
@@ -176,7 +184,8 @@ class Retriever(SearchChannels, HitSelection):
         leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
-        teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING)
+        teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING
+                                                    and not life_told_too(intent))
         recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector, plan.text)
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for

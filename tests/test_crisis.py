@@ -12,7 +12,6 @@ from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, train, tr
 from bot.safety.country import country_of, country_of_language, country_of_number
 from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
-from bot.safety.screening import Screener
 from bot.store.inbox import Inbound
 from corpus.verse import Verse
 from retrieval.results import Hit, SearchResult, Status
@@ -161,10 +160,9 @@ def test_a_malformed_bank_line_is_named(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def semantic(tmp_path_factory, use_embedder):
-    """Both layers with the product's bank and the real embedder (trained once, about 40 s)."""
-    model = trained_model(use_embedder.embed, use_embedder.identity.slug, tmp_path_factory.mktemp("crisis"))
-    return Screener(model=model, embed=use_embedder.embed)
+def semantic(semantic_screener):
+    """Both layers with the product's bank and the real embedder: the model `python -m bot` trains (conftest)."""
+    return semantic_screener
 
 
 # Written for this test, never in the bank: people who never say the word, and look-alikes.
@@ -213,6 +211,18 @@ def test_asking_for_the_means_to_die_is_never_vetoed_as_a_question(semantic):
         assert screening.crisis and screening.layer == "lexical" and screening.kind == "suicide-direct", text
     doctrine = Lexicon.default().match("o que a biblia diz sobre quem tira a propria vida")
     assert doctrine is None or not doctrine[2]  # a doctrinal question is never firm: the meaning may read it
+
+
+def test_abuse_of_a_child_of_the_family_is_never_read_away(semantic):
+    """A parent who tells that someone abuses their child is heard, whatever the meaning layer scores; the same
+    verb of patience, trust or doctrine is no alarm."""
+    for text, kind in (("descobri hj q meu cunhado abusava da minha filha de 8 anos, o q eu faço", "child-abuse"),
+                       ("o tio abusou da minha sobrinha e a familia quer abafar", "child-abuse"),
+                       ("meu padrasto me abusa quando minha mae sai", "sexual-violence")):
+        screening = semantic.screen(text)
+        assert screening.crisis and screening.layer == "lexical" and screening.kind == kind, text
+    for text in ("meu filho abusa da minha paciencia kkk", "o que a biblia diz sobre quem abusa de criancas?"):
+        assert Lexicon.default().match(text) is None, text
 
 
 def test_firm_patterns_are_read_from_the_data_file(tmp_path):

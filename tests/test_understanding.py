@@ -131,10 +131,24 @@ def intents(tmp_path_factory, use_embedder):
     ("meu pai foi internado hoje e to com muito medo de perder ele", SITUATION),
     ("qual o preço do dólar hoje?", "offtopic"),
     ("aquele versiculo que fala o choro pode durar uma noite mas a alegria vem pela manha", QUOTATION),
+    ("alguém mais lê o que eu escrevo aqui?", SMALLTALK),  # about the bot itself
+    ("vc lê as conversas de todo mundo?", SMALLTALK),
 ])
 def test_the_intent_of_messages_not_in_the_bank(intents, use_embedder, message, expected):
     assert message not in {text for text, _ in load_bank()}
     assert intents.classify(message, use_embedder.embed([message])[0]).name == expected
+
+
+def test_a_teaching_read_almost_as_much_as_a_life_told_is_cared_for():
+    from retrieval.retriever import life_told_too
+    from retrieval.understand.intent import Intent
+
+    def read(teaching, situation):
+        return Intent("teaching", teaching, {"teaching": teaching, "situation": situation})
+
+    assert life_told_too(read(0.50, 0.48))  # "o psiquiatra passou remédio: tomar é falta de fé?"
+    assert not life_told_too(read(0.70, 0.30))  # a question of doctrine
+    assert not life_told_too(read(0.60, 0.40))  # clearly more a question than a life
 
 
 def test_the_bank_has_every_intent_typed_as_people_type():

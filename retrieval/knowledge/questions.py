@@ -39,7 +39,9 @@ _ABOUT_SOMEONE = re.compile(
     # what someone did or was: "o que Gideão fez", "a profissão de Pedro", "Amós era o quê", "ficou conhecido"
     r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))"
     r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
-    r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b")
+    r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b"
+    # someone's name asked for: "como se chamava a mãe de Samuel", "qual o nome do sogro de Moisés"
+    r"|\bcomo se chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
 
 
 @dataclass
@@ -60,12 +62,13 @@ class Knowledge:
         content = [w for w in words if w not in STOPWORDS]
         theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
             len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
-        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
-                and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme \
-                and not _THANKS_TO_GOD.search(" ".join(words)):
-            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
-        asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING)
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
+        who = bool(_WHO.search(said)) and self.people is not None and self.people.find(words) is not None
+        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
+                and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
+                and not _THANKS_TO_GOD.search(said):  # "qm foi boaz": a person asked for, however short
+            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
+        asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
         if self.people is not None and asks_about and (_WHO.search(said) or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
             homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
