@@ -86,6 +86,15 @@ def test_concepts_by_word_prefix_and_phrase():
     assert "ansiedade" in names("to mto preocupado")
 
 
+@pytest.mark.parametrize(("text", "guilt"), [
+    ("é pecado ler horóscopo?", False), ("crente beber cerveja eh pecado ou nao", False),
+    ("tatuagem seria um pecado?", False), ("me sinto culpado pelos meus pecados", True),
+    ("pequei de novo e tenho vergonha", True), ("como vencer o pecado que me domina", True),
+])
+def test_asking_whether_something_is_sin_tells_no_guilt(text, guilt):
+    assert ("culpa" in [c.name for c in Thesaurus().match(normalize_chat(text))]) is guilt
+
+
 def test_thesaurus_table_is_well_formed():
     concepts = parse_table()
     assert len(concepts) >= 60

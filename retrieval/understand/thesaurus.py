@@ -9,6 +9,9 @@ from pathlib import Path
 from corpus.text import fold, normalize
 
 _WORD = re.compile(r"[^\W\d_]+")
+# "é pecado ler horóscopo?" asks whether a practice is sin: the frame tells no guilt, the practice is the theme
+_IS_IT_SIN = re.compile(r"\b(?:e|eh|seria|sera|e considerado|conta como|isso e|ainda e)\s+(?:um\s+)?pecado\b"
+                        r"|\bpecado\s*\?|\bpecado ou (?:nao|n)\b")
 DATA = Path(__file__).parent.parent / "data"
 
 
@@ -64,8 +67,8 @@ class Thesaurus:
                 self._prefixes.setdefault(prefix[:3], []).append((prefix, concept))
 
     def match(self, text: str) -> list[Concept]:
-        """Concepts the text touches, in table order."""
-        folded = fold(normalize(text))
+        """Concepts the text touches, in table order (the frame of a question whether something is sin aside)."""
+        folded = _IS_IT_SIN.sub(" ", fold(normalize(text)))
         words = _WORD.findall(folded)
         found: set[str] = set()
         for word in words:
