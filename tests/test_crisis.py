@@ -225,6 +225,14 @@ def test_abuse_of_a_child_of_the_family_is_never_read_away(semantic):
         assert Lexicon.default().match(text) is None, text
 
 
+def test_a_small_child_who_swallowed_medicine_or_poison_is_an_emergency(semantic):
+    for text in ("meu filho de 3 anos tomou o xarope todo do irmao, oq eu faço",
+                 "a bebe engoliu uma pilha agora pouco"):
+        screening = semantic.screen(text)
+        assert screening.crisis and screening.kind == "overdose-now", text
+    assert Lexicon.default().match("meu filho tomou a vacina ontem e ta com febre baixa") is None
+
+
 def test_firm_patterns_are_read_from_the_data_file(tmp_path):
     path = tmp_path / "patterns.toml"
     path.write_text('[[tipo]]\nnome = "suicide-direct"\nnivel = "imminent"\nfirmes = ["jeito de sumir pra sempre"]\n',

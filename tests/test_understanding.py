@@ -189,6 +189,23 @@ async def test_small_talk_names_commands_the_way_the_channel_takes_them(make_pas
     assert "{" not in telegram.text + whatsapp.text and f"/{PASTOR.name}" not in whatsapp.text
 
 
+def test_small_talk_no_pattern_catches_is_answered_by_the_kind_of_its_nearest_example(use_embedder):
+    from bot.pastor.smalltalk import SmallTalk
+
+    talk = SmallTalk.load(embed=use_embedder.embed)
+
+    def kind(text):
+        return talk.kind_of(text, use_embedder.embed([text])[0]).name
+
+    assert kind("dá pra parar de ganhar o versículo cada manhã?") == "versiculo-do-dia"
+    assert kind("vocês são ligados a qual igreja?") == "identidade"
+    assert kind("consigo mandar uma foto pra vc?") == "capacidade"
+    assert kind("o dia está bonito") == "cumprimento"  # near no example: the greeting
+    assert SmallTalk.load().kind_of("vocês são ligados a qual igreja?").name == "cumprimento"  # no embedder
+    assert "*diario*" in talk.reply("dá pra parar de ganhar o versículo cada manhã?", "*{}*",
+                                        use_embedder.embed(["dá pra parar de ganhar o versículo cada manhã?"])[0])
+
+
 def test_an_unknown_command_in_a_small_talk_reply_names_the_file(tmp_path):
     path = write(tmp_path, "smalltalk.toml", '[[tipo]]\nnome = "cumprimento"\nresposta = "escreva {fala}"\n')
     with pytest.raises(ValueError, match=r"smalltalk.toml: tipo 1: .*fala"):

@@ -31,6 +31,7 @@ from bot.safety.screening import CONCERN, IMMINENT, Screener, Screening
 from bot.store.memory import Memory
 from retrieval.results import Status
 from retrieval.retriever import Retriever
+from retrieval.understand.intent import embedding_text
 from retrieval.understand.scope import detect_scope
 
 log = logging.getLogger("pastor")
@@ -68,7 +69,11 @@ class Pastor:
         care = CrisisCare(church_contacts=config.crisis_contacts, church_only=config.crisis_contacts_replace,
                           default_country=config.crisis_country)
         self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)
-        self.smalltalk = SmallTalk.load()
+        self.smalltalk = SmallTalk.load(embed=retriever.embedder.embed)
+
+    def _small_talk(self, message: str, command_style: str) -> str:
+        """The small-talk reply, its kind read by meaning too (the message's vector is the one the search cached)."""
+        return self.smalltalk.reply(message, command_style, self.retriever.embed_query(embedding_text(message)))
 
     async def reply(self, chat_id: str, text: str | None, show: Show | None = None,
                     country: str | None = None, command_style: str = "/{}") -> Reply:
@@ -159,7 +164,8 @@ class Pastor:
             result.status == Status.NO_EVIDENCE and self.smalltalk.recognises(message)) or (
             result.status == Status.OK and self.smalltalk.about_the_bot(message))  # "qual é o seu nome?"
         if talk and not screening.crisis:  # a greeting, thanks, "você é um robô?": answered as a person would
-            return Reply(self.smalltalk.reply(message, command_style), ANSWERED, llm_called=llm_called, query=query)
+            said = await on_cpu(self._small_talk, message, command_style)
+            return Reply(said, ANSWERED, llm_called=llm_called, query=query)
         if result.status == Status.REFERENCE_MISSING:
             body = texts.REFERENCE_MISSING.format(details=missing_details(result.missing, self.retriever.bible),
                                                   translation=self.config.translation or self.retriever.bible.name)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import string
 import tomllib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from bot.commands import BY_NAME
 from corpus.text import fold, normalize
@@ -15,6 +18,9 @@ SMALLTALK_FILE = Path(__file__).resolve().parent.parent / "data" / "smalltalk.to
 DEFAULT = "cumprimento"
 MAX_WORDS = 12
 ALWAYS_WORDS = 8
+EXAMPLE_FLOOR = 0.55  # cosine to a kind's nearest example that chooses its reply when no pattern matched
+
+Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -23,17 +29,21 @@ class Kind:
     patterns: tuple[re.Pattern, ...]
     reply: str
     always: bool = False  # a short message with these words is about the bot, whatever the search found
+    examples: tuple[str, ...] = ()  # messages of this kind, for those no pattern catches ("como paro de receber?")
 
 
 class SmallTalk:
-    """Chooses the reply by the first kind whose patterns the message has; a greeting otherwise."""
+    """Chooses the reply by the first kind whose patterns the message has, else by the kind of the nearest
+    example in meaning (with an embedder), else a greeting."""
 
-    def __init__(self, kinds: list[Kind]):
+    def __init__(self, kinds: list[Kind], embed: Embed | None = None):
         self.kinds = kinds
         self.default = next(k for k in kinds if k.name == DEFAULT)
+        self.embed = embed
+        self._examples: tuple[np.ndarray, list[Kind]] | None = None  # embedded on first use
 
     @classmethod
-    def load(cls, path: Path = SMALLTALK_FILE) -> SmallTalk:
+    def load(cls, path: Path = SMALLTALK_FILE, embed: Embed | None = None) -> SmallTalk:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         kinds = []
         for n, entry in enumerate(data.get("tipo", []), 1):
@@ -43,16 +53,36 @@ class SmallTalk:
                            if field is not None} - set(BY_NAME)
                 if unknown:
                     raise ValueError(f"comando desconhecido entre chaves: {', '.join(sorted(unknown))}")
-                kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip(), bool(entry.get("sempre"))))
+                examples = tuple(str(e) for e in entry.get("exemplos", []))
+                kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip(), bool(entry.get("sempre")),
+                                  examples))
             except (KeyError, ValueError, re.error) as error:
                 raise ValueError(f"{path}: tipo {n}: {error}") from error
         if not any(k.name == DEFAULT for k in kinds):
             raise ValueError(f"{path}: falta o tipo {DEFAULT!r}")
-        return cls(kinds)
+        return cls(kinds, embed)
 
-    def kind_of(self, text: str) -> Kind:
+    def kind_of(self, text: str, vector: np.ndarray | None = None) -> Kind:
+        """The kind whose patterns the message has; else, given the message's embedding, the nearest example's."""
         folded = fold(normalize(text))
-        return next((k for k in self.kinds if any(p.search(folded) for p in k.patterns)), self.default)
+        matched = next((k for k in self.kinds if any(p.search(folded) for p in k.patterns)), None)
+        if matched is not None or vector is None or self.embed is None:
+            return matched or self.default
+        vectors, owners = self._embedded_examples()
+        if not owners:
+            return self.default
+        similarity = vectors @ (np.asarray(vector, dtype=np.float32) / max(float(np.linalg.norm(vector)), 1e-12))
+        best = int(np.argmax(similarity))
+        return owners[best] if similarity[best] >= EXAMPLE_FLOOR else self.default
+
+    def _embedded_examples(self) -> tuple[np.ndarray, list[Kind]]:
+        if self._examples is None:
+            owners = [k for k in self.kinds for _ in k.examples]
+            texts = [e for k in self.kinds for e in k.examples]
+            vectors = np.asarray(self.embed(texts), dtype=np.float32) if texts else np.zeros((0, 1), np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            self._examples = (vectors, owners)
+        return self._examples
 
     def recognises(self, text: str) -> bool:
         """Whether a short message is, by its own words, thanks, a goodbye or a question about the bot."""
@@ -65,6 +95,7 @@ class SmallTalk:
         return len(folded.split()) <= ALWAYS_WORDS and any(
             p.search(folded) for k in self.kinds if k.always for p in k.patterns)
 
-    def reply(self, text: str, command_style: str = "/{}") -> str:
+    def reply(self, text: str, command_style: str = "/{}", vector: np.ndarray | None = None) -> str:
         """The reply of the message's kind, each "{command}" written as the channel takes it."""
-        return self.kind_of(text).reply.format_map({name: command_style.format(name) for name in BY_NAME})
+        kind = self.kind_of(text, vector)
+        return kind.reply.format_map({name: command_style.format(name) for name in BY_NAME})
