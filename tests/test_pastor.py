@@ -102,11 +102,17 @@ async def test_bad_input_is_refused_without_storing_or_calling(make_pastor, mess
 
 
 @pytest.mark.parametrize(("message", "expected"), [
-    ("🙏🙏🙏", texts.NO_WORDS), ("😢 ❤️‍🩹", texts.NO_WORDS), ("?!...", texts.NO_WORDS),
+    ("🙏🙏🙏", "agradecimento"), ("👍🏽", "agradecimento"), ("❤️ 🙌", "agradecimento"), ("👋", "despedida"),
+    ("😢 ❤️‍🩹", texts.NO_WORDS), ("?!...", texts.NO_WORDS),
     ("\u200b\u2060\ufeff", texts.EMPTY), ("\u200d \u00a0", texts.EMPTY)])
 async def test_only_emoji_or_invisible_characters_get_an_invitation_not_no_evidence(make_pastor, message, expected):
+    """"🙏" and "👍" say amen and thanks; a sad face or punctuation alone is invited to say it in words."""
+    from bot.pastor.smalltalk import SmallTalk
+
     model = FakeModel()
     reply = await make_pastor(model).reply("c1", message)
+    kinds = {k.name: k for k in SmallTalk.load().kinds}
+    expected = SmallTalk.render(kinds[expected]) if expected in kinds else expected
     assert reply.status == REJECTED and reply.text == expected and model.prompts == []
 
 

@@ -96,8 +96,10 @@ class Pastor:
         message = (text or "").strip()
         if not any(not unicodedata.category(c).startswith(("C", "Z", "M")) for c in message):
             return Reply(texts.EMPTY, REJECTED)  # nothing, or only invisible characters
-        if not any(c.isalnum() for c in message):
-            return Reply(texts.NO_WORDS, REJECTED)  # only emoji or punctuation: an invitation to write
+        if not any(c.isalnum() for c in message):  # only emoji or punctuation: "🙏" is thanks, else an invitation
+            kind = self.smalltalk.by_emoji(message)
+            said = self.smalltalk.render(kind, command_style) if kind else texts.NO_WORDS
+            return Reply(said, REJECTED)
         if len(text) > MAX_MESSAGE_CHARS:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
         t = time.perf_counter()

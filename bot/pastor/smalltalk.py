@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 import tomllib
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ class Kind:
     reply: str
     always: bool = False  # a short message with these words is about the bot, whatever the search found
     examples: tuple[str, ...] = ()  # messages of this kind, for those no pattern catches ("como paro de receber?")
+    emojis: frozenset[str] = frozenset()  # a message of these emoji alone is this kind ("🙏🙏", "👍")
 
 
 class SmallTalk:
@@ -54,13 +56,19 @@ class SmallTalk:
                 if unknown:
                     raise ValueError(f"comando desconhecido entre chaves: {', '.join(sorted(unknown))}")
                 examples = tuple(str(e) for e in entry.get("exemplos", []))
+                emojis = frozenset(c for e in entry.get("emojis", []) for c in _symbols(str(e)))
                 kinds.append(Kind(entry["nome"], patterns, entry["resposta"].strip(), bool(entry.get("sempre")),
-                                  examples))
+                                  examples, emojis))
             except (KeyError, ValueError, re.error) as error:
                 raise ValueError(f"{path}: tipo {n}: {error}") from error
         if not any(k.name == DEFAULT for k in kinds):
             raise ValueError(f"{path}: falta o tipo {DEFAULT!r}")
         return cls(kinds, embed)
+
+    def by_emoji(self, text: str) -> Kind | None:
+        """The kind whose emoji alone make up a message with no words ("🙏🙏", "👍"); None for any other."""
+        symbols = _symbols(text)
+        return next((k for k in self.kinds if symbols and k.emojis and symbols <= k.emojis), None)
 
     def kind_of(self, text: str, vector: np.ndarray | None = None) -> Kind:
         """The kind whose patterns the message has; else, given the message's embedding, the nearest example's."""
@@ -97,5 +105,14 @@ class SmallTalk:
 
     def reply(self, text: str, command_style: str = "/{}", vector: np.ndarray | None = None) -> str:
         """The reply of the message's kind, each "{command}" written as the channel takes it."""
-        kind = self.kind_of(text, vector)
+        return self.render(self.kind_of(text, vector), command_style)
+
+    @staticmethod
+    def render(kind: Kind, command_style: str = "/{}") -> str:
+        """A kind's reply, each "{command}" written as the channel takes it."""
         return kind.reply.format_map({name: command_style.format(name) for name in BY_NAME})
+
+
+def _symbols(text: str) -> set[str]:
+    """The symbols of a text, without joiners, variation selectors, skin tones, spaces or punctuation."""
+    return {c for c in text if unicodedata.category(c) in ("So", "Sk") and not 0x1F3FB <= ord(c) <= 0x1F3FF}
