@@ -58,6 +58,15 @@ def test_examples_from_the_brief(full, question, verse):
         assert verse in result.ranked_ids()[:6]
 
 
+def test_who_jesus_was_is_asked_of_christ_never_of_a_namesake_or_a_companion(full):
+    """Peter's mother-in-law shares her verses with Simão and Jesus; Jesus called Justus shares the name."""
+    for question in ("quem foi Jesus?", "tenho vergonha de falar de Jesus pros meus colegas, como evangelizar?"):
+        ids = [h.id for h in full.search(question).hits[:5]]
+        assert not {"MAT.8.14", "MRK.1.30", "LUK.4.38", "COL.4.11"} & set(ids), (question, ids)
+    assert "MAT.16.16" in [i for h in full.search("quem foi Jesus?").hits[:5] for i in h.ids]
+    assert all(p.name != "jesus" for p in full.knowledge.people.people)
+
+
 def test_reference_first_and_off_topic(full):
     result = full.search("explique Filipenses 4:6-7")
     assert result.status == "reference" and [h.id for h in result.hits[:2]] == ["PHP.4.6", "PHP.4.7"]

@@ -129,18 +129,20 @@ class PeopleIndex:
                 owner[names[0]] = (len(positions), row["name"])
         primary: dict[str, str] = {}
         for row, positions, names in aligned:
-            holder = owner.get(names[0])
-            if holder and holder[1] != row["name"] and holder[0] > len(positions) and len(names) > 1 \
-                    and _likeness(row["name"], names[0]) < OWN_SPELLING:  # "Joses" is "José", beside Joseph
-                names[:] = names[1:]
-            primary[row["personLookup"]] = names[0]
+            while names and (holder := owner.get(names[0])) and holder[1] != row["name"] \
+                    and holder[0] > len(positions) and _likeness(row["name"], names[0]) < OWN_SPELLING:
+                names[:] = names[1:]  # "Joses" is "José", beside Joseph; a mother-in-law is no Simão
+            if names:
+                primary[row["personLookup"]] = names[0]
+        aligned = [(row, positions, names) for row, positions, names in aligned if names]
         _same_english_same_name(aligned, primary, capitalised)
         known = {row["personLookup"]: len(positions) for row, positions, _ in aligned}
         doubtful = listed_together(aligned)
         people = []
+        divine = {names[0] for row, _, names in aligned if row["personLookup"].startswith(DIVINE)}
         for row, positions, names in aligned:
-            if row["personLookup"].startswith(DIVINE):
-                continue
+            if row["personLookup"].startswith(DIVINE) or names[0] in divine:
+                continue  # "quem foi Jesus?" is asked of Christ, never of Jesus called Justus
             # the family tells homonyms apart: "Tiago, irmão de Jesus", "José, marido de Maria"
             relatives = [(column, primary[pid], known[pid], pid) for column in FAMILY
                          for pid in map(str.strip, (row.get(column) or "").split(","))
