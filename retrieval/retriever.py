@@ -196,7 +196,6 @@ class Retriever(SearchChannels, HitSelection):
         lexical, lexical_best = self._lexical(plan, own_scores, mask)
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
-        meant = self._meant_topics(vector, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
         # the classifier alone never turns a life told into a quotation: a family without food is no verse
@@ -213,7 +212,7 @@ class Retriever(SearchChannels, HitSelection):
             recognised, situations = [], []
             lexical = self.lexical.by_coordination(plan.alternatives, own_scores, self.params.candidates, mask)
             lexical = [*verbatim, *(p for p in lexical if p not in verbatim)]  # the verse it quotes word for word
-            topical, meant = [], []
+            topical = []
         p = self.params
         if getattr(self.store, "hybrid", False):  # the store fuses dense and sparse BM25 itself (Qdrant)
             channels = {"hybrid": self._server_fused(plan), "topical": topical}
@@ -231,8 +230,9 @@ class Retriever(SearchChannels, HitSelection):
             intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
             and plan.scope is None))
         # a life told is cared for by its needs, not by the most-voted verses of a topic its words are near
-        if meant and not care and not (intent is not None and intent.name == SITUATION):
-            channels["temas"], weights["temas"] = meant, p.meaning_topics_weight
+        if not quote and not care and not (intent is not None and intent.name == SITUATION):
+            if meant := self._meant_topics(vector, mask):
+                channels["temas"], weights["temas"] = meant, p.meaning_topics_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
