@@ -218,7 +218,7 @@ def test_abuse_of_a_child_of_the_family_is_never_read_away(semantic):
     verb of patience, trust or doctrine is no alarm."""
     for text, kind in (("descobri hj q meu cunhado abusava da minha filha de 8 anos, o q eu faço", "child-abuse"),
                        ("o tio abusou da minha sobrinha e a familia quer abafar", "child-abuse"),
-                       ("meu padrasto me abusa quando minha mae sai", "sexual-violence")):
+                       ("meu padrasto me abusa quando minha mae sai", "child-abuse")):  # the meaning tells the child
         screening = semantic.screen(text)
         assert screening.crisis and screening.layer == "lexical" and screening.kind == kind, text
     for text in ("meu filho abusa da minha paciencia kkk", "o que a biblia diz sobre quem abusa de criancas?"):
