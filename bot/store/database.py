@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -107,6 +108,20 @@ class Database:
         """Serialise concurrent migrators (replicas starting together)."""
 
 
+def _enable_wal(db: sqlite_utils.Database, patience_s: float = 10.0) -> None:
+    """Switch the file to WAL; several processes opening a new file together may each find it locked once."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            if db.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.conn.execute("PRAGMA journal_mode=wal")
+            return
+        except sqlite3.OperationalError as error:  # SQLite does not wait on its busy handler for this switch
+            if "locked" not in str(error).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class SQLiteDatabase(Database):
     """The embedded default: one file (WAL), shared by the threads of one process."""
 
@@ -119,7 +134,7 @@ class SQLiteDatabase(Database):
         self.outage = Outage(self._probe)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if db.conn.execute("PRAGMA database_list").fetchone()[2]:  # a file, not :memory:
-            db.enable_wal()
+            _enable_wal(db)
             # WAL + NORMAL: a commit survives the process being killed (only a power cut may lose the last
             # ones), and does not wait for a disk flush each time: the inbox commits several times a message.
             db.execute("PRAGMA synchronous = NORMAL")
