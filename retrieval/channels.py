@@ -7,28 +7,28 @@ import numpy as np
 
 from retrieval.evidence import EvidenceSignals, faith_word_count
 from retrieval.index.lexical import STOPWORDS
-from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.verbatim import quoted_runs
 from retrieval.understand.query import BOOK_TALK, QueryPlan
-
-VERBATIM_WORDS = 5  # this many words of a verse in a row make a message a quotation of it
 
 
 class SearchChannels:
     """Reads what `Retriever` holds: its Bible, lexical index, vector store, topics, params and caches."""
 
     def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
-        """Verses, among the best lexical and dense candidates, that hold a run of the message's words
-        (``VERBATIM_WORDS`` in a row, typed loosely): a quotation, whatever else the message says."""
-        wanted = shingles(words_of(plan.text).split(), VERBATIM_WORDS)
+        """Verses that hold a run of the message's words (``RUN`` in a row, articles aside, typed loosely): a
+        quotation, whatever else the message says. Rare runs of content words are looked up in the whole
+        Bible; any run ("eu e o Pai somos um", "e disse o Senhor a Moisés") among the best lexical and dense
+        candidates."""
+        wanted = quoted_runs(plan.text)
         if not wanted:
             return []
-        found = []
+        found = self.verbatim.quoted(plan.text, mask)
         held = self.lexical.by_coordination(plan.alternatives, scores, 50, mask)  # most of its words, anywhere
         for position in dict.fromkeys([*held, *_top(scores, 50), *dense[:50]]):
-            words = self._folded_words.get(position)
+            words = self._verse_runs.get(position)
             if words is None:
-                words = self._folded_words[position] = words_of(self.bible.verses[position].text).split()
-            if wanted & shingles(words, VERBATIM_WORDS):
+                words = self._verse_runs[position] = quoted_runs(self.bible.verses[position].text)
+            if position not in found and wanted & words:
                 found.append(position)
         return found
 
@@ -99,11 +99,6 @@ class SearchChannels:
         words = len(self.lexical.analyzer.words(" ".join(group[0] for group in theme)))
         found = int(self.lexical.coordination(theme, mask).max(initial=0))
         return {"scoped": True, "scope_topics": topical, "theme_words": words, "theme_found": found}
-
-
-def shingles(words: list[str], n: int) -> set[tuple[str, ...]]:
-    """Every run of ``n`` consecutive words."""
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
 
 
 def _top(scores: np.ndarray, n: int) -> list[int]:

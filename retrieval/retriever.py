@@ -10,7 +10,7 @@ import numpy as np
 from corpus.bible import Bible
 from corpus.references import exists, find_references, verses_of
 from retrieval.cache import TTLCache
-from retrieval.channels import SearchChannels, shingles  # noqa: F401 (shingles: tests read it here)
+from retrieval.channels import SearchChannels
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
 from retrieval.fusion import rrf
 from retrieval.index import documents
@@ -18,7 +18,9 @@ from retrieval.index.embedders import Embedder
 from retrieval.index.lexical import LexicalIndex
 from retrieval.index.manifest import Manifest
 from retrieval.index.store import VectorStore
+from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
+from retrieval.knowledge.verbatim import VerbatimIndex
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
 from retrieval.selection import HitSelection, label  # noqa: F401 (label: the bot imports it from here)
 from retrieval.understand.intent import (
@@ -79,7 +81,7 @@ class Retriever(SearchChannels, HitSelection):
                  floor: EvidenceFloor | None = None, thesaurus: Thesaurus | None = None,
                  pastoral: PastoralReader | None = None, tones: ToneLabels | None = None,
                  intents: IntentModel | None = None, knowledge: Knowledge | None = None, aptness=None,
-                 topic_meanings: TopicMeanings | None = None):
+                 topic_meanings: TopicMeanings | None = None, verbatim: VerbatimIndex | None = None):
         self.bible = bible
         self.lexical = lexical
         self.embedder = embedder
@@ -94,13 +96,15 @@ class Retriever(SearchChannels, HitSelection):
         self.tones = tones
         self.intents = intents
         self.knowledge = knowledge or Knowledge()
+        # runs of words every verse holds: a verse quoted word for word, wherever the other channels look
+        self.verbatim = verbatim or VerbatimIndex.build([v.text for v in bible.verses])
         self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness/ranker.py), if trained
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
         self._book_of = np.array([v.book for v in bible.verses])
-        self._folded_words: dict[int, list[str]] = {}
+        self._verse_runs: dict[int, set[tuple[str, ...]]] = {}
         self.opened_at = time.time()
 
     # -- public ------------------------------------------------------------------------
@@ -206,7 +210,8 @@ class Retriever(SearchChannels, HitSelection):
         quote = plan.quoted or (bool(verbatim) and not asks) or (signals.looks_like_a_quote and not asks) or (
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
-        if not recognised and not verbatim and not self._evidence(signals, intent):  # a life told is never turned away
+        # a life told is never turned away
+        if not recognised and not verbatim and not self._evidence(signals, intent, plan):
             return Fusion([], {}, similarity, None, [], [], signals, vector, teaching, quote, turned_away=True)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
@@ -246,7 +251,7 @@ class Retriever(SearchChannels, HitSelection):
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
                       care=care, intent=intent)
 
-    def _evidence(self, signals: EvidenceSignals, intent: Intent | None) -> bool:
+    def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None) -> bool:
         """The evidence floor, with the intent as one more signal: a question clearly off the subject
         (a bus timetable, income tax) is turned away, and a clear question about Scripture whose words one
         verse holds ("pérolas aos porcos") is not, nor a life clearly told when the judges' memory can answer it."""
@@ -255,6 +260,9 @@ class Retriever(SearchChannels, HitSelection):
             return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
             return True
+        if intent is not None and intent.name == KNOWLEDGE and signals.lexical_best >= 2 and plan is not None \
+                and self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split()):
+            return True  # a story of someone in Scripture ("como Davi fugiu de Saul"), whatever its distance in meaning
         near = self.floor.calibrated and signals.dense_top >= self.floor.dense_pastoral
         if intent is not None and intent.name == TEACHING and near and \
                 (sure or intent.probabilities.get(OFFTOPIC, 0.0) <= UNLIKELY_OFFTOPIC):

@@ -19,6 +19,7 @@ from retrieval.knowledge import people_cache
 from retrieval.knowledge.passages import NamedPassages, PassagesError
 from retrieval.knowledge.people import PeopleError
 from retrieval.knowledge.questions import Knowledge
+from retrieval.knowledge.verbatim import VerbatimIndex
 from retrieval.retriever import Retriever
 from retrieval.understand.intent import IntentModel, intent_model
 from retrieval.understand.pastoral import PastoralMap, PastoralMapError, PastoralReader
@@ -119,11 +120,13 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         intents = _intents(config, embedder, bible, topics)
     with stage("passagens e pessoas"):
         knowledge = _knowledge(config, bible, manifest.corpus.get("sha256", ""))
+        verbatim = VerbatimIndex.cached([v.text for v in bible.verses], manifest.corpus.get("sha256", ""),
+                                        config.index_dir)
     with stage("ranqueador pastoral"):
         aptness, problem = _aptness(config, bible, embedder, thesaurus, topics, tones)
     retriever = Retriever(bible, lexical, embedder, store, manifest, topics=topics, thesaurus=thesaurus, floor=floor,
                           pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge, aptness=aptness,
-                          topic_meanings=meanings)
+                          topic_meanings=meanings, verbatim=verbatim)
     retriever.aptness_problem = problem
     return retriever
 

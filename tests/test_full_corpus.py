@@ -221,12 +221,22 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("o que aconteceu em Betel?", "lugar", None),
     ("o que aconteceu no Getsêmani?", None, "MAT.26.36"), ("o senhor é meu pastor e nada me faltará", None, "PSA.23.1"),
     ("oi, tudo bem?", "conversa", None), ("quem era o pai de João Batista?", "pessoa", "LUK.1.5"),
-    ("moisés e a sarça ardente", "passagem", "EXO.3.2"), ("jo 14 6", None, "JHN.14.6")])
+    ("moisés e a sarça ardente", "passagem", "EXO.3.2"), ("jo 14 6", None, "JHN.14.6"),
+    # a name said in other forms of its words; a name of someone is never stemmed into a thing ("Pedro", "pedra")
+    ("me conta como o Davi venceu o Golias", "passagem", "1SA.17.1"),
+    ("o dia em que Pedro andou sobre o mar", "passagem", "MAT.14.22"),
+    # a verse quoted word for word, from anywhere in the Bible, is no small talk nor a chapter
+    ("eis-me aqui, envia-me", None, "ISA.6.8"), ("o teu povo será o meu povo", None, "RUT.1.16")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()
     assert result.mode != "cuidado"
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
+
+
+def test_a_passage_outside_the_scope_asked_is_never_the_answer(full):
+    result = full.search("nos Provérbios, o que se fala sobre o domínio da língua?")
+    assert result.mode != "passagem" and result.hits and all(h.id.startswith("PRO.") for h in result.hits)
 
 
 def test_words_the_corpus_capitalises_out_of_reverence_are_no_places(full):

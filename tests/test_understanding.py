@@ -18,8 +18,8 @@ from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.knowledge.questions import _ABOUT_SOMEONE
+from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
 from retrieval.results import OK
-from retrieval.retriever import shingles
 from retrieval.understand.intent import (
     OFFTOPIC,
     QUOTATION,
@@ -70,16 +70,59 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
 
 
+def test_a_passage_name_said_in_other_forms_of_its_words_is_found_and_names_stay_whole(tmp_path, mini_index):
+    bible = load(mini_index.corpus_path)
+    passages = NamedPassages.load(bible, write(tmp_path, "p.toml", """
+[[passagem]]
+nome = "A formiga e o preguiçoso"
+variantes = ["preguicoso aprende com a formiga"]
+trecho = "Provérbios 6:1-2"
+tipo = "texto"
+
+[[passagem]]
+nome = "Amar os inimigos"
+variantes = ["amai os inimigos", "perfeitos como o pai"]
+trecho = "Mateus 5:2-3"
+tipo = "sermao"
+
+[[passagem]]
+nome = "Parábola das minas"
+variantes = ["dez minas"]
+trecho = "Romanos 8:1-2"
+tipo = "parabola"
+"""))
+    assert passages.find("como o preguiçoso aprendeu com as formigas?").name == "A formiga e o preguiçoso"
+    assert passages.match("o preguiçoso aprendeu com as formigas")[1] == 1.0  # every word of it is the name
+    assert passages.find("amar nossos inimigos").name == "Amar os inimigos"
+    assert "pai" in passages.proper and "formiga" not in passages.proper  # capitalised inside its sentences
+    assert passages.find("perfeitos como o paizinho") is None  # a name is never stemmed into another word
+    assert passages.find("o inimigo amou") is None  # the name's words in another order are no name
+    assert passages.find("bebi agua sanitaria faz uns 10 min") is None  # a short word is only itself
+
+
 def test_a_broken_passage_file_names_the_entry(tmp_path):
     broken = write(tmp_path, "p.toml", '[[passagem]]\nnome = "Sem trecho"\ntrecho = "nenhum lugar"\n')
     with pytest.raises(PassagesError, match="Sem trecho"):
         NamedPassages.load(None, broken)
 
 
-def test_shingles_are_runs_of_consecutive_words():
-    words = words_of("O Senhor, cuida de mim!").split()
-    assert shingles(words, 5) == {("o", "senhor", "cuida", "de", "mim")}
-    assert shingles(words, 6) == set()
+def test_runs_are_consecutive_words_without_articles_holding_two_content_words():
+    words = bare_words("O Senhor, cuida de mim agora!")
+    assert runs(words) == [("senhor", "cuida", "de", "mim", "agora")]
+    assert runs(words, 6) == []
+    assert runs(bare_words("e eu e tu e ele")) == []  # stopwords alone are no quotation
+
+
+def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula_many_verses_share():
+    texts = ["No princípio criou Deus os céus e a terra.",
+             *[f"E disse o Senhor a Moisés: fala aos filhos {n}." for n in range(6)],
+             "Teu povo será meu povo, e teu Deus meu Deus."]
+    index = VerbatimIndex.build(texts)
+    assert index.quoted("o teu povo sera o meu povo e o teu deus o meu deus") == [7]  # articles added from memory
+    assert index.quoted("tem aquele: no principio criou deus os ceus, lembra?") == [0]
+    assert index.quoted("e disse o senhor a moises fala") == []  # six verses hold it: a formula
+    mask = [True] * 7 + [False]
+    assert index.quoted("teu povo sera meu povo", mask=mask) == []  # outside the scope asked
 
 
 def _people_files(tmp_path):

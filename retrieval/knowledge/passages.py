@@ -11,11 +11,14 @@ from pathlib import Path
 from corpus.references import Reference, exists, parse_reference, verses_of
 from corpus.text import fold
 from retrieval.index.lexical import STOPWORDS
+from retrieval.index.stemmers import SnowballStemmer
 
 log = logging.getLogger(__name__)
 
 PASSAGES_FILE = Path(__file__).resolve().parent.parent / "data" / "passages.toml"
 _NON_WORD = re.compile(r"[^\w]+")
+_WORD = re.compile(r"[^\W\d_]+")
+_SENTENCE = re.compile(r"[.!?:;]")
 ARTICLES = frozenset("o a os as".split())
 _NUMBERS = dict(zip("1 2 3 4 5 7 10 12".split(), "um dois tres quatro cinco sete dez doze".split()))
 
@@ -52,6 +55,9 @@ FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passag
                   "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
                   "queria ler pastor fica".split())
 OWN_WORD_LENGTH = 7
+STEM_PREFIX = 6  # stems cut this short meet across word classes ("sacrifício"/"sacrificar", "prisão"/"preso" do not)
+MAX_STEMMED_PHRASE = 6
+STEMMED_LENGTH = 5  # shorter words are only themselves ("10 min" is no "dez minas")
 MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
 
 
@@ -68,8 +74,10 @@ def one_edit(a: str, b: str) -> bool:
 class NamedPassages:
     """Finds the passage a message names, by its name or one of its variants (longest match wins)."""
 
-    def __init__(self, passages: list[NamedPassage], phrases: dict[str, NamedPassage]):
+    def __init__(self, passages: list[NamedPassage], phrases: dict[str, NamedPassage],
+                 proper: frozenset[str] = frozenset()):
         self.passages = passages
+        self.proper = proper  # names of people and places, never stemmed ("Pedro" is not "pedra")
         self.titles: frozenset[str] = frozenset()  # the passages' own names, not words of them (set by `load`)
         self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
         phrases = self.phrases
@@ -87,6 +95,13 @@ class NamedPassages:
                            if len(names) == 1 and len(w) >= OWN_WORD_LENGTH}
         alternation = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
         self._regex = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if phrases else None
+        # the names' content words as stems, in order: "como Davi venceu Golias" says "Davi vence Golias"
+        self._stem = SnowballStemmer()
+        self._stemmed: dict[tuple[str, ...], str] = {}
+        for phrase in sorted(phrases, key=len):
+            key = self._stems(phrase.split())
+            if 2 <= len(key) <= MAX_STEMMED_PHRASE:
+                self._stemmed.setdefault(key, phrase)
 
     @classmethod
     def load(cls, bible=None, path: Path = PASSAGES_FILE) -> NamedPassages:
@@ -95,6 +110,8 @@ class NamedPassages:
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise PassagesError(f"{path}: {error}") from error
         passages, phrases, absent, titles = [], {}, [], set()
+        capitalised: set[str] = set()
+        lowercase: set[str] = set()
         for n, entry in enumerate(data.get("passagem", []), 1):
             name, where = entry.get("nome", ""), entry.get("trecho", "")
             reference = parse_reference(where)
@@ -106,7 +123,11 @@ class NamedPassages:
             others = tuple(r for r in (parse_reference(o) for o in entry.get("outros", [])) if r is not None)
             passage = NamedPassage(name, reference, entry.get("tipo", "texto"), others)
             passages.append(passage)
-            own_text = f" {_bare(words_of(' '.join(v.text for v in verses_of(reference, bible))))} " if bible else ""
+            own = " ".join(v.text for v in verses_of(reference, bible)) if bible else ""
+            own_text = f" {_bare(words_of(own))} "
+            for sentence in _SENTENCE.split(own):  # a sentence's first word is capitalised whatever it is
+                for word in _WORD.findall(sentence)[1:]:
+                    (capitalised if word[0].isupper() else lowercase).add(fold(word))
             variants = entry.get("variantes", [])
             # a name repeated as a variant is a verse remembered ("Tudo posso naquele que me fortalece"), no title
             remembered = words_of(name) in {words_of(v) for v in variants}
@@ -121,7 +142,7 @@ class NamedPassages:
         if absent:
             log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
                         len(absent), ", ".join(absent[:5]) + (" …" if len(absent) > 5 else ""))
-        named = cls(passages, phrases)
+        named = cls(passages, phrases, frozenset(capitalised - lowercase))
         named.titles = frozenset(" ".join(_spelled(p.split())) for p in titles)
         return named
 
@@ -135,7 +156,8 @@ class NamedPassages:
         if self._regex is None:
             return None
         words = [self._corrected(w) for w in _spelled(words_of(text).split())]
-        found = [m.group(0) for m in self._regex.finditer(" ".join(words))]
+        found = list(dict.fromkeys([m.group(0) for m in self._regex.finditer(" ".join(words))]
+                                   + self._stem_found(words)))
         if not found:
             return None
         longest = max(found, key=len)
@@ -143,11 +165,22 @@ class NamedPassages:
         # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name; so is a message
         # naming one passage twice ("a ressurreição de Jesus, o túmulo vazio")
         content = [w for w in words if w not in STOPWORDS and w not in FRAME]
-        named = [w for name in found if self.phrases[name] is passage
-                 for w in name.split() if w not in STOPWORDS and w not in FRAME]
+        # the message's words its names cover (said as they are or in another form of the word)
+        covered = set(self._stems(" ".join(name for name in found if self.phrases[name] is passage).split()))
+        named = [w for w in content if self._stems([w]) and self._stems([w])[0] in covered]
         joined = f" {' '.join(words)} "  # a title may overlap a longer variant found first ("moisés e a sarça…")
         titled = any(f" {title} " in joined for title in self.titles if self.phrases.get(title) is passage)
         return passage, min(1.0, len(named) / max(1, len(content))), titled
+
+    def _stems(self, words: list[str]) -> tuple[str, ...]:
+        return tuple(f"{w}=" if w in self.proper or len(w) < STEMMED_LENGTH else self._stem(w)[:STEM_PREFIX]
+                     for w in words if w not in STOPWORDS and w not in FRAME and w not in ARTICLES)
+
+    def _stem_found(self, words: list[str]) -> list[str]:
+        """Names whose content words the message says in order, in other forms of the same words."""
+        stems = self._stems(words)
+        return [self._stemmed[run] for n in range(min(MAX_STEMMED_PHRASE, len(stems)), 1, -1)
+                for i in range(len(stems) - n + 1) if (run := stems[i:i + n]) in self._stemmed]
 
     def within(self, text: str, chapters: list[Reference]) -> NamedPassage | None:
         """The passage the message names inside a chapter it gives ("a mulher virtuosa, Provérbios 31")."""

@@ -54,7 +54,7 @@ class Knowledge:
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
         words = words_of(plan.text).split()
         understood = intent.as_dict() if intent else None
-        named = self._named(plan, intent, words)
+        named = self._named(plan, intent, words, retriever)
         if named is not None:
             return self._passage(retriever, plan, named, understood)
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
@@ -66,7 +66,8 @@ class Knowledge:
         who = bool(_WHO.search(said)) and self.people is not None and self.people.find(words) is not None
         if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
-                and not _THANKS_TO_GOD.search(said):  # "qm foi boaz": a person asked for, however short
+                and not _THANKS_TO_GOD.search(said) and not retriever.verbatim.quoted(plan.text):
+            # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
         if self.people is not None and asks_about and (_WHO.search(said) or plan.scope is None and (
@@ -113,13 +114,19 @@ class Knowledge:
     def _passage(self, retriever, plan, named, understood) -> SearchResult:
         return self.passage(retriever, plan.original, named, plan.scope, understood)
 
-    def _named(self, plan, intent: Intent | None, words: list[str]):
-        """The passage the message names: asked for by its name, not a life told or a verse quoted that
-        happens to hold a name's words ("…o vale da sombra da morte…" quotes one verse of Psalm 23)."""
+    def _named(self, plan, intent: Intent | None, words: list[str], retriever):
+        """The passage the message names: asked for by its name, inside the scope asked, not a life told or a
+        verse quoted that happens to hold a name's words ("…o vale da sombra da morte…" quotes one verse of
+        Psalm 23; "eu sou o caminho, a verdade e a vida" quotes John 14:6, not the chapter)."""
         match = self.passages.match(plan.text) if self.passages is not None else None
         if match is None:
             return None
         passage, share, titled = match
+        if plan.scope is not None and passage.reference.book not in plan.scope.books:
+            return None  # "em Provérbios, o que se diz sobre a língua?" asks Proverbs, not James 3
+        if not titled and (intent is None or intent.name not in (KNOWLEDGE, TEACHING)) and \
+                retriever.verbatim.quoted(plan.text):
+            return None  # a verse said word for word; a question about the story may say its words too
         return passage if share >= self._share_needed(intent, words, titled) else None
 
     @staticmethod
