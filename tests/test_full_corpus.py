@@ -226,7 +226,10 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("me conta como o Davi venceu o Golias", "passagem", "1SA.17.1"),
     ("o dia em que Pedro andou sobre o mar", "passagem", "MAT.14.22"),
     # a verse quoted word for word, from anywhere in the Bible, is no small talk nor a chapter
-    ("eis-me aqui, envia-me", None, "ISA.6.8"), ("o teu povo será o meu povo", None, "RUT.1.16")])
+    ("eis-me aqui, envia-me", None, "ISA.6.8"), ("o teu povo será o meu povo", None, "RUT.1.16"),
+    # who someone was, though the question names a passage too; unless the passage is named by them
+    ("quem foi Barnabé na igreja primitiva?", "pessoa", "ACT.4.36"),
+    ("quem era José de Arimateia?", "passagem", "MAT.27.57")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

@@ -18,6 +18,7 @@ from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.knowledge.questions import _ABOUT_SOMEONE
+from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
 from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
 from retrieval.results import OK
 from retrieval.understand.intent import (
@@ -123,6 +124,16 @@ def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula
     assert index.quoted("e disse o senhor a moises fala") == []  # six verses hold it: a formula
     mask = [True] * 7 + [False]
     assert index.quoted("teu povo sera meu povo", mask=mask) == []  # outside the scope asked
+
+
+def test_the_verbatim_index_is_kept_beside_the_index_and_a_stale_one_removed(tmp_path):
+    texts = ["Teu povo será meu povo, e teu Deus meu Deus.", "Eis-me aqui! Envia-me!"]
+    (tmp_path / "verbatim-v0-old.npz").write_bytes(b"stale")
+    built = VerbatimIndex.cached(texts, "a" * 64, tmp_path)
+    assert [p.name for p in tmp_path.glob("verbatim-*.npz")] == [f"verbatim-v{VERBATIM_VERSION}-{'a' * 16}.npz"]
+    (tmp_path / "verbatim-v0-old.npz").write_bytes(b"stale")  # a restart reads it back, never rebuilding
+    read = VerbatimIndex.cached(["other texts, not read"], "a" * 64, tmp_path)
+    assert read.quoted("eis-me aqui, envia-me a mim") == built.quoted("eis me aqui envia me") == [1]
 
 
 def _people_files(tmp_path):

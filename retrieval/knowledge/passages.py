@@ -81,6 +81,10 @@ class NamedPassages:
         self.titles: frozenset[str] = frozenset()  # the passages' own names, not words of them (set by `load`)
         self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
         phrases = self.phrases
+        name_words: dict[str, set[str]] = {}
+        for phrase, owner in phrases.items():
+            name_words.setdefault(owner.name, set()).update(phrase.split())
+        self._name_words = {name: frozenset(words) for name, words in name_words.items()}
         self._corrections: dict[str, str] = {}
         self._vocabulary: dict[tuple[str, int], list[str]] = {}  # (first letter, length) -> words of the names
         for word in {w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}:
@@ -171,6 +175,10 @@ class NamedPassages:
         joined = f" {' '.join(words)} "  # a title may overlap a longer variant found first ("moisés e a sarça…")
         titled = any(f" {title} " in joined for title in self.titles if self.phrases.get(title) is passage)
         return passage, min(1.0, len(named) / max(1, len(content))), titled
+
+    def words_of_names(self, passage: NamedPassage) -> frozenset[str]:
+        """Every word of a passage's name and variants ("José de Arimateia" names its burial of Jesus)."""
+        return self._name_words.get(passage.name, frozenset())
 
     def _stems(self, words: list[str]) -> tuple[str, ...]:
         return tuple(f"{w}=" if w in self.proper or len(w) < STEMMED_LENGTH else self._stem(w)[:STEM_PREFIX]

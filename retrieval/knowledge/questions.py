@@ -54,16 +54,17 @@ class Knowledge:
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
         words = words_of(plan.text).split()
         understood = intent.as_dict() if intent else None
+        said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
+        asked_for = self.people.find(words) if self.people is not None and _WHO.search(said) else None
         named = self._named(plan, intent, words, retriever)
-        if named is not None:
-            return self._passage(retriever, plan, named, understood)
+        if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)):
+            return self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?": Apolo
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
         content = [w for w in words if w not in STOPWORDS]
         theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
             len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
-        said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
-        who = bool(_WHO.search(said)) and self.people is not None and self.people.find(words) is not None
+        who = asked_for is not None
         if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
                 and not _THANKS_TO_GOD.search(said) and not retriever.verbatim.quoted(plan.text):

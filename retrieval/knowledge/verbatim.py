@@ -99,6 +99,9 @@ class VerbatimIndex:
                 np.savez(tmp, vocabulary=np.asarray(index._vocabulary), hashes=index._hashes,
                          positions=index._positions)
                 tmp.replace(path)
+                for stale in Path(directory).glob("verbatim-v*.npz"):  # another version's or corpus's
+                    if stale != path:
+                        stale.unlink(missing_ok=True)
             except OSError as error:
                 log.warning("não foi possível guardar o índice de citações literais em %s: %s", path, error)
         return index
