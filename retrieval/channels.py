@@ -17,8 +17,8 @@ class SearchChannels:
     def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
         """Verses that hold a run of the message's words (``RUN`` in a row, articles aside, typed loosely): a
         quotation, whatever else the message says. Rare runs of content words are looked up in the whole
-        Bible; any run ("eu e o Pai somos um", "e disse o Senhor a Moisés") among the best lexical and dense
-        candidates."""
+        Bible; any run (a short saying of common words, a formula of narration) among the best lexical and
+        dense candidates."""
         wanted = quoted_runs(plan.text)
         if not wanted:
             return []

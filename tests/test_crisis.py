@@ -88,7 +88,7 @@ def test_the_guard_keeps_submission_discipline_and_blame_out(mini_retriever):
     responder = CrisisResponder(CrisisCare(), mini_retriever.bible)
     verses = [_verse("EPH", 5, 22, "Vós, mulheres, sede sujeitas a vossos maridos."),
               _verse("PRO", 23, 13, "Não retires a disciplina da criança; se a castigares com a vara, não morrerá."),
-              _verse("PSA", 9, 9, "O Senhor será um refúgio para o aflito.")]
+              _verse("PSA", 9, 9, "O Senhor abriga quem está aflito e o guarda.")]
     hits = [Hit(f"{v.book}.{v.chapter}.{v.verse}", "x", v.text, 1.0, verse=v) for v in verses]
     guarded = responder.guard(SearchResult("q", Status.OK, hits))
     assert [h.id for h in guarded.hits] == ["PSA.9.9"]

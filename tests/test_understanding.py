@@ -115,25 +115,25 @@ def test_runs_are_consecutive_words_without_articles_holding_two_content_words()
 
 
 def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula_many_verses_share():
-    texts = ["No princípio criou Deus os céus e a terra.",
-             *[f"E disse o Senhor a Moisés: fala aos filhos {n}." for n in range(6)],
-             "Teu povo será meu povo, e teu Deus meu Deus."]
+    texts = ["No começo o pastor contou as ovelhas do monte.",
+             *[f"E disse o mestre ao aprendiz: vai aos campos {n}." for n in range(6)],
+             "Tua casa será minha casa, e teu caminho meu caminho."]
     index = VerbatimIndex.build(texts)
-    assert index.quoted("o teu povo sera o meu povo e o teu deus o meu deus") == [7]  # articles added from memory
-    assert index.quoted("tem aquele: no principio criou deus os ceus, lembra?") == [0]
-    assert index.quoted("e disse o senhor a moises fala") == []  # six verses hold it: a formula
+    assert index.quoted("a tua casa sera a minha casa e o teu caminho o meu caminho") == [7]  # articles added
+    assert index.quoted("tem aquele: no comeco o pastor contou as ovelhas, lembra?") == [0]
+    assert index.quoted("e disse o mestre ao aprendiz vai") == []  # six verses hold it: a formula
     mask = [True] * 7 + [False]
-    assert index.quoted("teu povo sera meu povo", mask=mask) == []  # outside the scope asked
+    assert index.quoted("tua casa sera minha casa", mask=mask) == []  # outside the scope asked
 
 
 def test_the_verbatim_index_is_kept_beside_the_index_and_a_stale_one_removed(tmp_path):
-    texts = ["Teu povo será meu povo, e teu Deus meu Deus.", "Eis-me aqui! Envia-me!"]
+    texts = ["Tua casa será minha casa, e teu caminho meu caminho.", "Vem comigo ao monte santo hoje!"]
     (tmp_path / "verbatim-v0-old.npz").write_bytes(b"stale")
     built = VerbatimIndex.cached(texts, "a" * 64, tmp_path)
     assert [p.name for p in tmp_path.glob("verbatim-*.npz")] == [f"verbatim-v{VERBATIM_VERSION}-{'a' * 16}.npz"]
     (tmp_path / "verbatim-v0-old.npz").write_bytes(b"stale")  # a restart reads it back, never rebuilding
     read = VerbatimIndex.cached(["other texts, not read"], "a" * 64, tmp_path)
-    assert read.quoted("eis-me aqui, envia-me a mim") == built.quoted("eis me aqui envia me") == [1]
+    assert read.quoted("vem comigo ao monte santo, amigo") == built.quoted("vem comigo ao monte santo") == [1]
 
 
 def _people_files(tmp_path):
