@@ -13,9 +13,10 @@ from retrieval.knowledge.passages import ARTICLES, words_of
 log = logging.getLogger(__name__)
 VERSION = 2  # part of the cache key: bump when runs are made differently
 RUN = 5  # this many words of a verse in a row (articles aside) make a message a quotation of it
-RARE = 4  # a run more verses hold than this is a formula ("e disse o Senhor a Moisés"), not one verse
+RARE = 4  # a run more verses hold than this is a formula of narration, not one verse
 MIN_CONTENT = 2  # words of a run that are not stopwords
 _BASE = np.int64(1_000_003)
+RECENT = 256  # messages whose quotations are remembered
 
 
 def bare_words(text: str) -> list[str]:
@@ -65,6 +66,7 @@ class VerbatimIndex:
         self._content = np.asarray([w not in STOPWORDS for w in vocabulary], bool)
         self._hashes, self._positions = hashes, positions
         self._vocabulary = vocabulary
+        self._recent: dict[str, tuple[int, ...]] = {}
 
     @classmethod
     def build(cls, texts: list[str]) -> VerbatimIndex:
@@ -108,6 +110,13 @@ class VerbatimIndex:
 
     def quoted(self, text: str, mask: np.ndarray | None = None) -> list[int]:
         """Verses holding a rare run of the message's words, those holding most runs first."""
+        return [p for p in self._quoted(text) if mask is None or mask[p]]
+
+    def _quoted(self, text: str) -> tuple[int, ...]:
+        """`quoted` in the whole Bible, remembered for the last messages (a search asks up to three times)."""
+        found = self._recent.get(text)
+        if found is not None:
+            return found
         keys: set[int] = set()
         for sequence in _sequences(text):
             ids = np.asarray([self._ids.get(w, -1) for w in sequence], np.int64)
@@ -119,6 +128,8 @@ class VerbatimIndex:
             end = int(np.searchsorted(self._hashes, key, side="right"))
             if 0 < end - start <= RARE:
                 for position in self._positions[start:end].tolist():
-                    if mask is None or mask[position]:
-                        counts[position] = counts.get(position, 0) + 1
-        return sorted(counts, key=lambda p: (-counts[p], p))
+                    counts[position] = counts.get(position, 0) + 1
+        if len(self._recent) >= RECENT:
+            self._recent.clear()
+        self._recent[text] = found = tuple(sorted(counts, key=lambda p: (-counts[p], p)))
+        return found
