@@ -69,7 +69,8 @@ class Conversation(Responses):
         self.channels: dict[str, Channel] = {}
         self._workers: dict[tuple[str, str], asyncio.Task] = {}
         self._background: set[asyncio.Task] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): `accept` may be called from a thread
+        self._loop: asyncio.AbstractEventLoop | None = None  # the first call on the loop sets it (`_on_loop`):
+        # `accept` may be called from a store thread, even before `start` (a webhook answers as soon as HTTP is up)
         self._loop_thread = 0
         self.supervisor = supervisor or Supervisor(self.metrics)  # real time, whatever ``sleep`` tests inject
         self._owns_supervisor = supervisor is None
@@ -97,6 +98,7 @@ class Conversation(Responses):
 
     async def receive(self, inbound: Inbound) -> bool:
         """`accept` with the store call off the event loop (the webhooks' way in)."""
+        self._on_loop()
         if not await self._db(self.inbox.add, inbound):
             log.info("mensagem %s/%s repetida: ignorada", inbound.channel, inbound.message_id)
             return False
@@ -112,6 +114,11 @@ class Conversation(Responses):
         self.memory.db.outage.on_back(self._database_back)
         self.memory.db.outage.on_back(self.supervisor.retry_now)  # the lease, the poller, the daily round: now
         return self._spawn(self._resume())
+
+    def _on_loop(self) -> None:
+        """Remember the event loop (called on it), so that store threads can wake a chat's worker there."""
+        if self._loop is None:
+            self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
 
     async def _resume(self) -> int:
         try:

@@ -350,7 +350,8 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
     cores = []
     async with httpx.AsyncClient() as http:
         async def make(llm=None, typing_every: float = TYPING_EVERY, crisis_contacts: str = "", status=_status,
-                       daily_clock=None, daily_template: str = "", screener=None, **core_options):
+                       daily_clock=None, daily_template: str = "", screener=None, start: bool = True,
+                       **core_options):
             mini_retriever.result_cache.clear()
             memory = Memory.connect(state_url, tmp_path)
             pastor = Pastor(mini_retriever, memory, llm, PastorConfig(crisis_contacts=crisis_contacts),
@@ -362,7 +363,8 @@ async def make_whatsapp(tmp_path, mini_retriever, graph_api, aiohttp_client_fact
             channel = WhatsAppChannel(graph, core, typing_every=typing_every, daily_template=daily_template)
             client = await aiohttp_client_factory(build_server(lambda: {"index": True},
                                                                [WhatsAppWebhook(channel, VERIFY_TOKEN, APP_SECRET)]))
-            core.start(sweep_every=0.2)
+            if start:
+                core.start(sweep_every=0.2)
             cores.append(core)
             return channel, client
 

@@ -271,6 +271,16 @@ async def test_whatsapp_offer_alert_reply_forward_close_and_restart(make_whatsap
     assert sum(f"Atendimento pastoral — caso {code}" in t for t in _wa_texts(graph_api, TEAM_NUMBER)) == 1
 
 
+async def test_a_request_in_the_moment_before_the_core_starts_still_alerts_the_team(make_whatsapp, graph_api):
+    """The webhook answers as soon as the HTTP server is up, before `Conversation.start` (Telegram starts first):
+    the alert is queued from a store thread then, and must still reach the event loop."""
+    channel, client = await make_whatsapp(care_team=Team(whatsapp=frozenset({TEAM_NUMBER})), start=False)
+    await deliver(client, channel, whatsapp_delivery(WA_PERSON, "wamid.S1", "quero falar com um pastor"))
+    await channel.conversation.drain()
+    assert _wa_texts(graph_api, WA_PERSON) and _wa_texts(graph_api, WA_PERSON)[0].startswith("Pronto: avisei")
+    await _until(lambda: any(messages.TEAM_REASONS["requested"] in t for t in _wa_texts(graph_api, TEAM_NUMBER)))
+
+
 async def test_whatsapp_request_in_words_and_team_numbers_talk_as_people_otherwise(make_whatsapp, graph_api):
     channel, client = await make_whatsapp(care_team=Team(whatsapp=frozenset({TEAM_NUMBER})))
     await deliver(client, channel, whatsapp_delivery(WA_PERSON, "wamid.R1", "tem uma pessoa aí?"))
@@ -320,7 +330,7 @@ def test_a_case_is_created_once_per_message(kind, tmp_path, request):
 
 async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_index, bot_api, graph_api, llm_server,
                                                                          tmp_path):
-    from tests.test_crash_recovery import bot_env, post_whatsapp, start_bot, until
+    from tests.test_crash_recovery import bot_env, post_whatsapp, start_bot, until, until_or_log
 
     port = free_port()
     env = {**bot_env(mini_index, bot_api, graph_api, llm_server, port), "CARE_TEAM_CHAT_ID": TEAM,
@@ -328,8 +338,9 @@ async def test_kill_9_with_the_alert_pending_then_the_relay_goes_through(mini_in
     process = await start_bot(env, port)
     bot_api.storm_until = asyncio.get_running_loop().time() + 3600  # the team's group cannot be reached for now
     assert await post_whatsapp(port, whatsapp_delivery(WA_PERSON, "wamid.CK1", "quero falar com um pastor")) == 200
-    await until(lambda: any(t.startswith("Pronto: avisei a equipe pastoral") for t in _wa_texts(graph_api, WA_PERSON))
-                and bot_api.sent(chat_id=TEAM))  # the person was told, and the alert is being tried
+    await until_or_log(process, lambda: any(t.startswith("Pronto: avisei a equipe pastoral")
+                                            for t in _wa_texts(graph_api, WA_PERSON)) and bot_api.sent(chat_id=TEAM),
+                       seen=lambda: (_wa_texts(graph_api, WA_PERSON), bot_api.calls[-5:]))  # told; the alert tried
     process.kill()
     await process.wait()
     assert bot_api.delivered(TEAM) == []

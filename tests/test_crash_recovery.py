@@ -54,6 +54,17 @@ async def until(condition, timeout: float = 60) -> None:
         await asyncio.sleep(0.05)
 
 
+async def until_or_log(process: asyncio.subprocess.Process, condition, timeout: float = 60, seen=lambda: "") -> None:
+    """`until`, and when time runs out the bot is stopped and its log (and ``seen()``) shown with the failure."""
+    try:
+        await until(condition, timeout)
+    except AssertionError:
+        if process.returncode is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=30)
+        raise AssertionError(f"tempo esgotado; visto: {seen()}\nlog do bot:\n{err.decode()[-4000:]}") from None
+
+
 def chats(llm_server) -> int:
     """Answers the model was asked for (the warm-up's empty /api/generate is not one)."""
     return sum(1 for request in llm_server.requests if request["path"] == "/api/chat")
