@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bot.safety.care import CrisisCare
-from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, train, trained_model
+from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, load_kind_exemplars, train, trained_model
 from bot.safety.country import country_of, country_of_language, country_of_number
 from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
@@ -140,6 +140,32 @@ def test_model_file_round_trips_and_the_cache_skips_training(tmp_path, bank_vect
     assert again.threshold == first.threshold
 
 
+KINDS = [  # made up: who is hurt tells the kind; these never move the line between risk and safe
+    *(Exemplar(t, "risk", "child-abuse") for t in (
+        "tenho 10 anos e o namorado da minha mae me bate", "meu padrasto me tranca no quarto sem comida",
+        "minha mae me queima com o ferro quando eu erro")),
+    *(Exemplar(t, "risk", "suicide-passive") for t in (
+        "tenho 15 anos e queria sumir pra sempre", "to no 8 ano e pedi pra Deus me levar")),
+]
+
+
+def test_the_kind_bank_tells_the_kind_and_leaves_the_threshold_alone(tmp_path, bank_vectors, use_embedder):
+    kind_vectors = np.asarray(use_embedder.embed([e.text for e in KINDS]), dtype=np.float32)
+    plain = train(BANK, bank_vectors, folds=3)
+    model = train(BANK, bank_vectors, folds=3, kind_exemplars=KINDS, kind_vectors=kind_vectors)
+    assert model.threshold == plain.threshold and np.allclose(model.coef, plain.coef)
+    assert set(model.kinds.classes) == {"suicide-passive", "domestic-violence", "child-abuse"}
+    vector = np.asarray(use_embedder.embed(["tenho 9 anos e meu padrasto me bate com cinto"]), dtype=np.float32)[0]
+    assert plain.risk("tenho 9 anos e meu padrasto me bate com cinto", vector)[1] != "child-abuse"  # unknown
+    assert model.risk("tenho 9 anos e meu padrasto me bate com cinto", vector)[1] == "child-abuse"
+    model.save(tmp_path / "k.npz")
+    loaded = RiskModel.load(tmp_path / "k.npz")
+    assert loaded.kinds.classes == model.kinds.classes and np.allclose(loaded.kinds.coef, model.kinds.coef)
+    first = trained_model(use_embedder.embed, "use", tmp_path, BANK, KINDS[:3])
+    assert trained_model(use_embedder.embed, "use", tmp_path, BANK, KINDS) is not first  # another bank, another key
+    assert len(list(tmp_path.glob("risk-*.npz"))) == 2
+
+
 def test_the_bank_is_well_formed_and_covers_every_kind():
     bank = load_exemplars()
     kinds = {e.kind for e in bank if e.label == "risk"}
@@ -150,6 +176,9 @@ def test_the_bank_is_well_formed_and_covers_every_kind():
     assert len({e.text.lower() for e in bank}) == len(bank)
     care = CrisisCare()
     assert kinds <= set(care.kinds)  # every kind the model can name has a reply
+    kind_bank = load_kind_exemplars()
+    assert len(kind_bank) >= 200 and {e.kind for e in kind_bank} <= kinds
+    assert not {e.text.lower() for e in kind_bank} & {e.text.lower() for e in bank}
 
 
 def test_a_malformed_bank_line_is_named(tmp_path):
@@ -201,6 +230,15 @@ def test_a_joke_with_the_words_of_a_crisis_is_overruled_by_its_meaning(semantic)
     assert not joke.crisis and joke.layer == "vetoed"
     plea = semantic.screen("quero morrer, nao aguento mais essa dor")
     assert plea.crisis and plea.layer == "lexical"
+
+
+def test_the_meaning_tells_who_is_hurt_but_never_turns_a_plan_against_oneself_into_abuse(semantic):
+    """A child's age pulls the meaning towards abuse; the words say what the person will do to themselves."""
+    plan = semantic.screen("tenho 14 anos e hj a noite vou me enforcar no meu quarto")
+    assert plan.kind == "suicide-direct" and plan.layer == "lexical", plan
+    hit = semantic.screen("o namorado da minha mae me bate com cinto, tenho 11 anos")
+    assert hit.kind == "child-abuse", hit  # "me bate" is read as a partner's; the meaning says a child
+    assert Lexicon.default().by_others("child-abuse") and not Lexicon.default().by_others("suicide-direct")
 
 
 def test_asking_for_the_means_to_die_is_never_vetoed_as_a_question(semantic):

@@ -1,5 +1,6 @@
 """The semantic layer of crisis screening: a logistic regression over message embeddings, trained on the
-exemplar bank, its threshold calibrated on held-out folds of the bank."""
+exemplar bank, its threshold calibrated on held-out folds of the bank; and a second one, over the bank's risk
+exemplars and the kind bank, that tells which kind of crisis it is (who is hurt, by whom: the help differs)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.understand.intent import embedding_text, quoted_windows
-from retrieval.understand.textmodel import LinearTextModel, read_bank
+from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 from retrieval.understand.textmodel import features as _features
 from retrieval.understand.textmodel import folded as _folded
 from retrieval.understand.textmodel import hashing as _hashing
@@ -23,13 +24,16 @@ from retrieval.understand.textmodel import idf_of as _idf
 log = logging.getLogger("pastor.safety")
 
 SAFE = "safe"
-MODEL_VERSION = 4  # part of the cache key: bump when training or features change
+MODEL_VERSION = 5  # part of the cache key: bump when training or features change
 MAX_FALSE_ALARMS = 0.07  # share of the bank's look-alikes (held-out folds) allowed over the threshold
 # the safe kinds that look like a crisis (the kinds of the shared crisis set's look-alikes): the threshold is
 # calibrated on them, not on greetings and quotations that any threshold lets pass
 LOOK_ALIKES = ("hyperbole", "idiom", "theology", "fiction/news", "third-person-past", "medical-nonurgent",
                "ordinary-sadness")
 EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "exemplars.jsonl"
+# risk messages that teach the kind only (a teenager's own plan vs a teenager beaten at home): they never move
+# the line between risk and safe, so adding some cannot change what is recognised as a crisis
+KINDS_FILE = EXEMPLARS_FILE.with_name("kinds.jsonl")
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -46,6 +50,13 @@ def load_exemplars(path: Path = EXEMPLARS_FILE) -> list[Exemplar]:
     return read_bank(path, lambda row: Exemplar(str(row["text"]), str(row["label"]), str(row["kind"])),
                      lambda e: e.label in ("risk", "safe") and bool(e.text.strip()),
                      "label deve ser 'risk' ou 'safe', com texto")
+
+
+def load_kind_exemplars(path: Path = KINDS_FILE) -> list[Exemplar]:
+    """The kind bank: risk exemplars only."""
+    return read_bank(path, lambda row: Exemplar(str(row["text"]), str(row["label"]), str(row["kind"])),
+                     lambda e: e.label == "risk" and bool(e.kind) and bool(e.text.strip()),
+                     "label deve ser 'risk', com kind e texto")
 
 
 def target(exemplar: Exemplar) -> str:
@@ -65,6 +76,7 @@ class RiskModel:
     idf: np.ndarray  # (N_FEATURES,)
     threshold: float  # P(risk) = 1 - P(safe) at or above this is a crisis
     report: dict  # cross-validated recall and false alarms on the bank, for /status and docs/evaluation.md
+    kinds: LinearTextModel | None = None  # which kind, among risk messages; None: the likeliest non-safe class
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
         return LinearTextModel(self.classes, self.coef, self.intercept, self.idf).probabilities(texts, vectors)
@@ -74,21 +86,29 @@ class RiskModel:
         kind of risk."""
         probs = self.probabilities([text], vector.reshape(1, -1))[0]
         safe = self.classes.index(SAFE)
+        if self.kinds is not None:
+            ranked = self.kinds.probabilities([text], vector.reshape(1, -1))[0]
+            return float(1.0 - probs[safe]), self.kinds.classes[int(np.argmax(ranked))]
         kind = max((i for i in range(len(self.classes)) if i != safe), key=lambda i: probs[i])
         return float(1.0 - probs[safe]), self.classes[kind]
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
+        kinds = {} if self.kinds is None else {
+            "kind_classes": np.array(self.kinds.classes), "kind_coef": self.kinds.coef,
+            "kind_intercept": self.kinds.intercept, "kind_idf": self.kinds.idf}
         np.savez(tmp, classes=np.array(self.classes), coef=self.coef, intercept=self.intercept, idf=self.idf,
-                 threshold=np.array(self.threshold), report=np.array(json.dumps(self.report)))
+                 threshold=np.array(self.threshold), report=np.array(json.dumps(self.report)), **kinds)
         tmp.replace(path)
 
     @classmethod
     def load(cls, path: Path) -> RiskModel:
         with np.load(path, allow_pickle=False) as data:
+            kinds = LinearTextModel(tuple(str(c) for c in data["kind_classes"]), data["kind_coef"],
+                                    data["kind_intercept"], data["kind_idf"]) if "kind_classes" in data.files else None
             return cls(tuple(str(c) for c in data["classes"]), data["coef"], data["intercept"], data["idf"],
-                       float(data["threshold"]), json.loads(str(data["report"])))
+                       float(data["threshold"]), json.loads(str(data["report"])), kinds)
 
 
 def _fit(counts, vectors: np.ndarray, labels: np.ndarray):
@@ -106,9 +126,16 @@ def _held_out(counts, vectors, labels, train_rows, test_rows) -> np.ndarray:
     return 1.0 - model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))[:, safe]
 
 
+def train_kinds(exemplars: list[Exemplar], vectors: np.ndarray) -> LinearTextModel:
+    """Which kind of crisis, fitted on risk exemplars alone."""
+    return fit([e.text for e in exemplars], vectors, [e.kind for e in exemplars], c=C, compact=True)
+
+
 def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: float = MAX_FALSE_ALARMS,
-          folds: int = 5, seed: int = 7) -> RiskModel:
-    """Fit on the whole bank; the threshold comes from out-of-fold P(risk) of the safe exemplars."""
+          folds: int = 5, seed: int = 7, kind_exemplars: Sequence[Exemplar] = (),
+          kind_vectors: np.ndarray | None = None) -> RiskModel:
+    """Fit on the whole bank; the threshold comes from out-of-fold P(risk) of the safe exemplars. With
+    ``kind_exemplars`` (and their vectors), the kind is told by a model of the bank's risk rows and those."""
     from sklearn.model_selection import StratifiedKFold
 
     labels = np.array([target(e) for e in exemplars])
@@ -136,10 +163,16 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
               "false_alarms": round(float(flagged[alike].mean()), 3),
               "false_alarms_all_safe": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
     final, idf = _fit(counts, vectors, labels)
-    return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report)
+    kinds = None
+    if kind_exemplars:
+        rows = np.flatnonzero(risky)
+        kinds = train_kinds([exemplars[i] for i in rows] + list(kind_exemplars),
+                            np.vstack([vectors[rows], kind_vectors]))
+        report["kind_exemplars"] = len(kind_exemplars)
+    return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report, kinds)
 
 
-def bank_key(exemplars: list[Exemplar], embedder_slug: str) -> str:
+def bank_key(exemplars: Sequence[Exemplar], embedder_slug: str) -> str:
     digest = hashlib.sha256(f"{MODEL_VERSION}|{embedder_slug}".encode())
     for e in exemplars:
         digest.update(f"{e.label}\t{e.kind}\t{e.text}\n".encode())
@@ -147,17 +180,22 @@ def bank_key(exemplars: list[Exemplar], embedder_slug: str) -> str:
 
 
 def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
-                  exemplars: list[Exemplar] | None = None) -> RiskModel:
-    """The model for this bank and embedder: from the cache in ``cache_dir`` or trained now (and cached)."""
+                  exemplars: list[Exemplar] | None = None, kind_exemplars: list[Exemplar] | None = None) -> RiskModel:
+    """The model for this bank (and kind bank, default kinds.jsonl) and embedder: from the cache in
+    ``cache_dir`` or trained now (and cached)."""
     exemplars = load_exemplars() if exemplars is None else exemplars
-    path = cache_dir / f"risk-{bank_key(exemplars, embedder_slug)}.npz" if cache_dir else None
+    kind_exemplars = load_kind_exemplars() if kind_exemplars is None else kind_exemplars
+    key = bank_key([*exemplars, *(Exemplar(e.text, "kind-" + e.label, e.kind) for e in kind_exemplars)],
+                   embedder_slug)
+    path = cache_dir / f"risk-{key}.npz" if cache_dir else None
     if path is not None and path.exists():
         try:
             return RiskModel.load(path)
         except (OSError, ValueError, KeyError) as error:
             log.warning("modelo de triagem em cache ilegível (%s): treinando de novo", error)
-    vectors = np.asarray(embed([embedding_text(e.text) for e in exemplars]), dtype=np.float32)
-    model = train(exemplars, vectors)
+    vectors = np.asarray(embed([embedding_text(e.text) for e in [*exemplars, *kind_exemplars]]), dtype=np.float32)
+    model = train(exemplars, vectors[:len(exemplars)], kind_exemplars=kind_exemplars,
+                  kind_vectors=vectors[len(exemplars):])
     log.info("triagem semântica treinada: %s", model.report)
     if path is not None:
         model.save(path)

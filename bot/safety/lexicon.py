@@ -23,6 +23,7 @@ class KindRule:
     level: str
     regex: re.Pattern | None  # None: a kind only the semantic layer recognises
     firm: re.Pattern | None = None  # said this way it is this kind whatever the message's meaning reads
+    by_others: bool = False  # someone else does the harm (abuse, violence, threats), not the person to themselves
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Lexicon:
                 raise LexiconError(f"{where(path, line)}: tipo {kind!r} precisa de nome e de nivel em {LEVELS}")
             patterns, firm = entry.get("padroes", []), entry.get("firmes", [])
             rules.append(KindRule(kind, level, _compile(path, kind, patterns + firm) if patterns or firm else None,
-                                  _compile(path, kind, firm) if firm else None))
+                                  _compile(path, kind, firm) if firm else None, entry.get("por_outra_pessoa") is True))
         return cls(_compile(path, "hiperbole", data.get("hiperbole", {}).get("padroes", [])),
                    _compile(path, "medico", data.get("medico", {}).get("padroes", [])), tuple(rules))
 
@@ -54,6 +55,10 @@ class Lexicon:
 
     def level_of(self, kind: str) -> str | None:
         return next((rule.level for rule in self.rules if rule.kind == kind), None)
+
+    def by_others(self, kind: str | None) -> bool:
+        """Someone else does this kind of harm (patterns.toml's por_outra_pessoa)."""
+        return any(rule.by_others for rule in self.rules if rule.kind == kind)
 
     def match(self, folded: str) -> tuple[KindRule, str, bool] | None:
         """The first kind whose patterns the folded message holds (hyperbole removed), with the words and

@@ -66,9 +66,11 @@ class Screener:
                     score < self.model.threshold * VETO_SHARE:
                 # the words of a crisis in a message whose meaning is far from one: a joke, a doctrinal question
                 return Screening(None, medical, words, None, score, "vetoed", seconds)
-            if score is not None and score >= self.model.threshold and kind != rule.kind and not firm:
+            if score is not None and score >= self.model.threshold and kind != rule.kind and not firm and \
+                    (rule.by_others or not self.lexicon.by_others(kind)):
                 # both layers see a crisis: the meaning of the whole message tells better who is hurt ("ele me
-                # bate, eu tenho 12 anos" is a child), the more serious level of the two stands
+                # bate, eu tenho 12 anos" is a child), the more serious level of the two stands; what the person
+                # says they will do to themselves ("tenho 15 anos e vou me enforcar") stays that
                 level = min(rule.level, self.lexicon.level_of(kind) or DANGER, key=LEVELS.index)
                 return Screening(level, medical, words, kind, score, "lexical", seconds)
             return Screening(rule.level, medical, words, rule.kind, score, "lexical", seconds)
