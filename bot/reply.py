@@ -38,6 +38,7 @@ class Reply:
     removed_contacts: list[str] = field(default_factory=list)  # numbers, links, addresses the model invented
     replaced_directives: list[str] = field(default_factory=list)  # treatment directives replaced by the referral
     crisis_kind: str | None = None  # "suicide-indirect", "domestic-violence"... (bot.safety kinds)
+    crisis_also: str | None = None  # a second kind whose help the reply names too
     offer_care: bool = False  # a crisis where a human of the care team should be offered
 
     def as_dict(self) -> dict:
@@ -46,4 +47,5 @@ class Reply:
                 "citations": self.citations, "removed_citations": self.removed_citations,
                 "llm_called": self.llm_called, "corrected_quotes": self.corrected_quotes,
                 "removed_contacts": self.removed_contacts, "replaced_directives": self.replaced_directives,
-                "crisis": {"level": self.crisis_level, "kind": self.crisis_kind} if self.crisis_level else None}
+                "crisis": {"level": self.crisis_level, "kind": self.crisis_kind, "also": self.crisis_also}
+                if self.crisis_level else None}

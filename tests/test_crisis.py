@@ -41,6 +41,14 @@ def test_each_kind_names_the_help_that_fits_it(kind, country, expected, absent):
     assert not any(number in text for number in absent), text
 
 
+def test_a_second_kind_adds_its_help_after_the_first_kinds():
+    care = CrisisCare()
+    both = care.reply_text("suicide-direct", "BR", also="child-abuse")
+    assert "188" in both and "Disque 100" in both and both.index("188") < both.index("Disque 100")
+    assert "Disque 100" not in care.reply_text("suicide-direct", "BR")
+    assert both.count("190 (polícia)") == care.reply_text("suicide-direct", "BR").count("190 (polícia)")  # once
+
+
 def test_unknown_country_gets_local_emergency_and_the_church_never_another_country():
     care = CrisisCare(church_contacts="Pr. João (11) 5555-0000")
     text = care.reply_text("suicide-direct", "GB")
@@ -239,6 +247,13 @@ def test_the_meaning_tells_who_is_hurt_but_never_turns_a_plan_against_oneself_in
     hit = semantic.screen("o namorado da minha mae me bate com cinto, tenho 11 anos")
     assert hit.kind == "child-abuse", hit  # "me bate" is read as a partner's; the meaning says a child
     assert Lexicon.default().by_others("child-abuse") and not Lexicon.default().by_others("suicide-direct")
+
+
+def test_when_the_meaning_hesitates_between_two_kinds_both_helps_are_named(semantic):
+    """A beaten child who no longer wants to live: the CVV for the words, Disque 100 for who is hurt."""
+    screening = semantic.screen("tenho 13 anos, meu padrasto me bate e eu nao quero mais viver")
+    assert (screening.kind, screening.also) == ("suicide-direct", "child-abuse"), screening
+    assert semantic.screen("quero morrer, nao aguento mais essa dor").also != "child-abuse"
 
 
 def test_asking_for_the_means_to_die_is_never_vetoed_as_a_question(semantic):

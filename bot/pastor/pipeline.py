@@ -107,13 +107,13 @@ class Pastor:
         if screening.layer == "semantic":  # meaning alone; Scripture quoted from memory is no crisis
             probe = await on_cpu(self.retriever.search, message, 10, None)  # cached for the answer
             if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
-                screening = replace(screening, level=None, kind=None, layer="quotation")
+                screening = replace(screening, level=None, kind=None, also=None, layer="quotation")
         timings["screening"] = time.perf_counter() - t
         db = self.memory.db  # its calls run in the database's threads, never in the event loop
         history = await db.call(self.memory.window, chat_id)
         care = await db.call(self.memory.care.get, chat_id)
         if screening.crisis and screening.level != CONCERN:
-            reply = self.crisis.reply(message, screening.kind, screening.level, country)
+            reply = self.crisis.reply(message, screening.kind, screening.level, country, screening.also)
         elif care is not None and self.crisis.care.affirms(message):  # "sim, hoje à noite" after the question
             reply = self.crisis.reply(message, care.kind, IMMINENT, country)
         elif care is not None and self.crisis.care.says_safe(message):

@@ -84,11 +84,13 @@ class CrisisCare:
             return self.texts["emergencia_local"]
         return country.emergency[self.kind(kind).urgency]
 
-    def help_lines(self, kind: str | None, code: str | None) -> str:
-        """The services that fit this kind in this country, then the church's contacts; never empty."""
+    def help_lines(self, kind: str | None, code: str | None, also: str | None = None) -> str:
+        """The services that fit this kind (then those of ``also``, a second kind the message may be) in this
+        country, then the church's contacts; never empty."""
         lines, country = [], self.country(code)
         if country is not None and not self.church_only:
-            wanted = self.kind(kind).functions or ("suicidio", "emergencia")
+            wanted = (self.kind(kind).functions or ("suicidio", "emergencia")) + \
+                (self.kind(also).functions if also else ())
             chosen = [s for function in wanted for s in country.services if function in s.functions]
             lines = [f"• {s.name}: {s.contact}" for s in dict.fromkeys(chosen)]
         parts = [self.texts["ajuda_intro"] + "\n" + "\n".join(lines)] if lines else []
@@ -98,11 +100,11 @@ class CrisisCare:
             parts.insert(0, self.texts["sem_servicos"])
         return "\n\n".join(parts)
 
-    def reply_text(self, kind: str | None, code: str | None) -> str:
+    def reply_text(self, kind: str | None, code: str | None, also: str | None = None) -> str:
         """Opening, the direct question, what to do now, the help that fits, and an invitation to keep writing."""
         care = self.kind(kind)
         now = care.now.format(emergencia=self.emergency(code, kind))
-        parts = [care.opening, care.question, now, self.help_lines(kind, code), self.texts["convite"]]
+        parts = [care.opening, care.question, now, self.help_lines(kind, code, also), self.texts["convite"]]
         return "\n\n".join(part for part in parts if part)
 
     def reminder(self, kind: str | None, code: str | None) -> str:

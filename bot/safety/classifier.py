@@ -87,10 +87,20 @@ class RiskModel:
         probs = self.probabilities([text], vector.reshape(1, -1))[0]
         safe = self.classes.index(SAFE)
         if self.kinds is not None:
-            ranked = self.kinds.probabilities([text], vector.reshape(1, -1))[0]
-            return float(1.0 - probs[safe]), self.kinds.classes[int(np.argmax(ranked))]
+            return float(1.0 - probs[safe]), self.kinds_of(text, vector)[0][0]
         kind = max((i for i in range(len(self.classes)) if i != safe), key=lambda i: probs[i])
         return float(1.0 - probs[safe]), self.classes[kind]
+
+    def kinds_of(self, text: str, vector: np.ndarray) -> list[tuple[str, float]]:
+        """The kinds of risk, likeliest first, with their probabilities among kinds of risk."""
+        if self.kinds is not None:
+            classes, probs = self.kinds.classes, self.kinds.probabilities([text], vector.reshape(1, -1))[0]
+        else:
+            all_probs = self.probabilities([text], vector.reshape(1, -1))[0]
+            kept = [i for i, c in enumerate(self.classes) if c != SAFE]
+            classes = tuple(self.classes[i] for i in kept)
+            probs = all_probs[kept] / max(float(all_probs[kept].sum()), 1e-12)
+        return sorted(((c, float(p)) for c, p in zip(classes, probs)), key=lambda pair: -pair[1])
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -47,11 +47,13 @@ class CrisisResponder:
         text = "\n\n".join([self.care.texts["versiculos_intro"], *(f"“{t}” ({w})" for t, w in passages)])
         return text, sources, [where for _, where in passages]
 
-    def reply(self, message: str, kind: str | None, level: str, country: str | None) -> Reply:
-        """Care first (question, what to do now, the help that fits), then a few vetted verses."""
+    def reply(self, message: str, kind: str | None, level: str, country: str | None,
+              also: str | None = None) -> Reply:
+        """Care first (question, what to do now, the help that fits, ``also``'s too), then a few vetted verses."""
         verses, sources, cited = self.comfort(kind)
-        text = "\n\n".join([self.care.reply_text(kind, country), verses] if sources else [self.care.reply_text(kind, country)])
-        return Reply(text, CRISIS, sources, cited, [], False, level, message, crisis_kind=kind,
+        care = self.care.reply_text(kind, country, also)
+        text = "\n\n".join([care, verses] if sources else [care])
+        return Reply(text, CRISIS, sources, cited, [], False, level, message, crisis_kind=kind, crisis_also=also,
                      offer_care=level in (IMMINENT, DANGER))
 
     @staticmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,10 @@ DANGER = "danger"
 CONCERN = "concern"
 # a pattern is overruled when the meaning scores below this share of the threshold ("quero morrer kkkk")
 VETO_SHARE = 0.75
+# a second kind whose help is named too, when the meaning gives it at least this share of the likeliest kind's
+# probability ("o namorado da minha mãe me bate": a partner's violence or a child's abuse, 190/180 and Disque
+# 100); chosen on crisis-dev and holdouts 5-13 (docs/evaluation.md): one crisis reply in ten names two kinds
+ALSO_SHARE = 0.4
 SUICIDE_SIGNALS = ("suicide-direct", "suicide-passive", "suicide-indirect")
 
 
@@ -30,13 +34,14 @@ class Screening:
     score: float | None = None  # P(risk) of the semantic layer, when it ran
     layer: str = ""  # "lexical" or "semantic": which layer decided
     seconds: float = 0.0
+    also: str | None = None  # a second kind the meaning finds nearly as likely: its help is named too
 
     @property
     def crisis(self) -> bool:
         return self.level is not None
 
     def as_dict(self) -> dict:
-        return {"level": self.level, "kind": self.kind, "layer": self.layer, "signal": self.signal,
+        return {"level": self.level, "kind": self.kind, "also": self.also, "layer": self.layer, "signal": self.signal,
                 "score": None if self.score is None else round(self.score, 3), "medical": self.medical}
 
 
@@ -56,27 +61,41 @@ class Screener:
         folded = fold(normalize_chat(text))
         medical = bool(self.lexicon.medical.search(folded))
         found = self.lexicon.match(folded)
-        score, kind = None, None
+        score, kind, vector = None, None, None
         if self.semantic:
-            score, kind = self.model.risk(text, np.asarray(self.embed([embedding_text(text)]), dtype=np.float32)[0])
-        seconds = time.perf_counter() - started
+            vector = np.asarray(self.embed([embedding_text(text)]), dtype=np.float32)[0]
+            score, kind = self.model.risk(text, vector)
+        screening = self._decide(found, medical, score, kind)
+        if screening.crisis and vector is not None:
+            screening = replace(screening, also=self._also(text, vector, screening.kind))
+        return replace(screening, seconds=time.perf_counter() - started)
+
+    def _decide(self, found, medical: bool, score: float | None, kind: str | None) -> Screening:
         if found is not None:
             rule, words, firm = found
             if score is not None and not firm and rule.kind in self.model.classes and \
                     score < self.model.threshold * VETO_SHARE:
                 # the words of a crisis in a message whose meaning is far from one: a joke, a doctrinal question
-                return Screening(None, medical, words, None, score, "vetoed", seconds)
+                return Screening(None, medical, words, None, score, "vetoed")
             if score is not None and score >= self.model.threshold and kind != rule.kind and not firm and \
                     (rule.by_others or not self.lexicon.by_others(kind)):
                 # both layers see a crisis: the meaning of the whole message tells better who is hurt ("ele me
                 # bate, eu tenho 12 anos" is a child), the more serious level of the two stands; what the person
                 # says they will do to themselves ("tenho 15 anos e vou me enforcar") stays that
                 level = min(rule.level, self.lexicon.level_of(kind) or DANGER, key=LEVELS.index)
-                return Screening(level, medical, words, kind, score, "lexical", seconds)
-            return Screening(rule.level, medical, words, rule.kind, score, "lexical", seconds)
+                return Screening(level, medical, words, kind, score, "lexical")
+            return Screening(rule.level, medical, words, rule.kind, score, "lexical")
         if score is None or score < self.model.threshold:
-            return Screening(None, medical, score=score, seconds=seconds)
-        return Screening(self.lexicon.level_of(kind) or DANGER, medical, "", kind, score, "semantic", seconds)
+            return Screening(None, medical, score=score)
+        return Screening(self.lexicon.level_of(kind) or DANGER, medical, "", kind, score, "semantic")
+
+    def _also(self, text: str, vector: np.ndarray, chosen: str | None) -> str | None:
+        """The likeliest other kind, when the meaning hesitates between it and the likeliest (ALSO_SHARE)."""
+        ranked = [(k, p) for k, p in self.model.kinds_of(text, vector) if self.lexicon.level_of(k) != CONCERN]
+        if not ranked:
+            return None
+        other = next(((k, p) for k, p in ranked if k != chosen), None)
+        return other[0] if other is not None and other[1] >= ALSO_SHARE * ranked[0][1] else None
 
 
 def semantic_screener(retriever, cache_dir: Path | None) -> Screener:
