@@ -122,11 +122,21 @@ class RiskModel:
 
 
 def _fit(counts, vectors: np.ndarray, labels: np.ndarray):
+    """The regression over the columns the rows use (an unused column's coefficient stays 0 under L2: the same
+    model, fitted over a few thousand columns instead of the hashing's whole width), expanded back."""
     from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
 
     idf = _idf(counts)
+    x = _features(counts, idf, vectors).tocsr()
+    used = np.flatnonzero(np.diff(x.tocsc().indptr))
     model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced")
-    return model.fit(_features(counts, idf, vectors), labels), idf
+    with threadpool_limits(1):
+        model.fit(x[:, used], labels)
+    coef = np.zeros((model.coef_.shape[0], x.shape[1]))
+    coef[:, used] = model.coef_
+    model.coef_, model.n_features_in_ = coef, x.shape[1]
+    return model, idf
 
 
 def _held_out(counts, vectors, labels, train_rows, test_rows) -> np.ndarray:
@@ -156,13 +166,18 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
     from joblib import Parallel, delayed
 
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
-    jobs = Parallel(n_jobs=min(folds, os.cpu_count() or 1))(  # one process per core: ~2x on 2 cores
-        delayed(_held_out)(counts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits)
+    rows = np.flatnonzero(risky)
+    work = [delayed(_held_out)(counts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits]
+    work.append(delayed(_fit)(counts, vectors, labels))  # the final model beside the folds: one round less
+    if kind_exemplars:
+        work.append(delayed(train_kinds)([exemplars[i] for i in rows] + list(kind_exemplars),
+                                         np.vstack([vectors[rows], kind_vectors])))
+    done = Parallel(n_jobs=min(len(work), os.cpu_count() or 1))(work)  # one process per core: ~2x on 2 cores
     from joblib.externals.loky import get_reusable_executor
 
     get_reusable_executor().shutdown(wait=True)  # the workers' memory goes back now, not after their idle timeout
     out_of_fold = np.zeros(len(exemplars))
-    for (_, test_rows), scores in zip(splits, jobs):
+    for (_, test_rows), scores in zip(splits, done[:folds]):
         out_of_fold[test_rows] = scores
     safe_scores = np.sort(out_of_fold[alike])[::-1]
     allowed = int(np.floor(max_false_alarms * len(safe_scores)))  # safe exemplars that may score above
@@ -172,12 +187,9 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
               "recall": round(float(flagged[risky].mean()), 3),
               "false_alarms": round(float(flagged[alike].mean()), 3),
               "false_alarms_all_safe": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
-    final, idf = _fit(counts, vectors, labels)
-    kinds = None
+    final, idf = done[folds]
+    kinds = done[folds + 1] if kind_exemplars else None
     if kind_exemplars:
-        rows = np.flatnonzero(risky)
-        kinds = train_kinds([exemplars[i] for i in rows] + list(kind_exemplars),
-                            np.vstack([vectors[rows], kind_vectors]))
         report["kind_exemplars"] = len(kind_exemplars)
     return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report, kinds)
 
