@@ -16,10 +16,6 @@ import numpy as np
 
 from retrieval.understand.intent import embedding_text, quoted_windows
 from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
-from retrieval.understand.textmodel import features as _features
-from retrieval.understand.textmodel import folded as _folded
-from retrieval.understand.textmodel import hashing as _hashing
-from retrieval.understand.textmodel import idf_of as _idf
 
 log = logging.getLogger("pastor.safety")
 
@@ -121,29 +117,11 @@ class RiskModel:
                        float(data["threshold"]), json.loads(str(data["report"])), kinds)
 
 
-def _fit(counts, vectors: np.ndarray, labels: np.ndarray):
-    """The regression over the columns the rows use (an unused column's coefficient stays 0 under L2: the same
-    model, fitted over a few thousand columns instead of the hashing's whole width), expanded back."""
-    from sklearn.linear_model import LogisticRegression
-    from threadpoolctl import threadpool_limits
-
-    idf = _idf(counts)
-    x = _features(counts, idf, vectors).tocsr()
-    used = np.flatnonzero(np.diff(x.tocsc().indptr))
-    model = LogisticRegression(C=C, max_iter=3000, class_weight="balanced")
-    with threadpool_limits(1):
-        model.fit(x[:, used], labels)
-    coef = np.zeros((model.coef_.shape[0], x.shape[1]))
-    coef[:, used] = model.coef_
-    model.coef_, model.n_features_in_ = coef, x.shape[1]
-    return model, idf
-
-
-def _held_out(counts, vectors, labels, train_rows, test_rows) -> np.ndarray:
+def _held_out(texts: list[str], vectors, labels, train_rows, test_rows) -> np.ndarray:
     """P(risk) of the test rows from a model fitted on the train rows."""
-    model, idf = _fit(counts[train_rows], vectors[train_rows], labels[train_rows])
-    safe = list(model.classes_).index(SAFE)
-    return 1.0 - model.predict_proba(_features(counts[test_rows], idf, vectors[test_rows]))[:, safe]
+    model = fit([texts[i] for i in train_rows], vectors[train_rows], labels[train_rows], c=C, compact=True)
+    probs = model.probabilities([texts[i] for i in test_rows], vectors[test_rows])
+    return 1.0 - probs[:, model.classes.index(SAFE)]
 
 
 def train_kinds(exemplars: list[Exemplar], vectors: np.ndarray) -> LinearTextModel:
@@ -162,13 +140,13 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
     risky = np.array([e.label == "risk" for e in exemplars])
     alike = np.array([e.label == "safe" and e.kind in LOOK_ALIKES for e in exemplars])
     alike = alike if alike.any() else ~risky
-    counts = _hashing().transform(_folded([e.text for e in exemplars])).tocsr()
+    texts = [e.text for e in exemplars]
     from joblib import Parallel, delayed
 
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
     rows = np.flatnonzero(risky)
-    work = [delayed(_held_out)(counts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits]
-    work.append(delayed(_fit)(counts, vectors, labels))  # the final model beside the folds: one round less
+    work = [delayed(_held_out)(texts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits]
+    work.append(delayed(fit)(texts, vectors, labels, c=C, compact=True))  # the final model beside the folds
     if kind_exemplars:
         work.append(delayed(train_kinds)([exemplars[i] for i in rows] + list(kind_exemplars),
                                          np.vstack([vectors[rows], kind_vectors])))
@@ -187,11 +165,11 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
               "recall": round(float(flagged[risky].mean()), 3),
               "false_alarms": round(float(flagged[alike].mean()), 3),
               "false_alarms_all_safe": round(float(flagged[~risky].mean()), 3), "threshold": round(threshold, 4)}
-    final, idf = done[folds]
+    final = done[folds]
     kinds = done[folds + 1] if kind_exemplars else None
     if kind_exemplars:
         report["kind_exemplars"] = len(kind_exemplars)
-    return RiskModel(tuple(final.classes_), final.coef_, final.intercept_, idf, threshold, report, kinds)
+    return RiskModel(final.classes, final.coef, final.intercept, final.idf, threshold, report, kinds)
 
 
 def bank_key(exemplars: Sequence[Exemplar], embedder_slug: str) -> str:
