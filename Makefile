@@ -18,8 +18,11 @@ setup:
 		{ echo "instalando o PostgreSQL (servidor) com apt"; \
 		  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 
+# One worker per core (at most 4), each test file whole in one worker (its module fixtures built once).
+XDIST := --numprocesses=auto --maxprocesses=4 --dist=loadfile
+
 test:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 	# the pipeline and channel suites again, with the bot's state in PostgreSQL instead of SQLite
 	$(BIN)/python -m pytest -q --database=postgresql tests/test_telegram.py tests/test_whatsapp.py \
 		tests/test_devotional.py tests/test_pastor.py

@@ -154,7 +154,13 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         whatsapp, handler = whatsapp_channel(app, core)
         handlers.append(handler)
     warming = asyncio.create_task(warm_up(app))  # people may write meanwhile: their answer waits for the load
-    runner = web.AppRunner(build_server(app.ready, handlers, app.metrics), access_log=None)
+    core_started = asyncio.Event()
+
+    def ready() -> dict[str, bool | str]:
+        """/readyz: the app's checks, and the conversations' workers running (the channels start first)."""
+        return {**app.ready(), "conversations": core_started.is_set()}
+
+    runner = web.AppRunner(build_server(ready, handlers, app.metrics), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.http_host, settings.http_port)
     await site.start()
@@ -182,6 +188,7 @@ async def serve(app: App, stop: asyncio.Event) -> list[str]:
         if whatsapp:
             started.append("WhatsApp (Cloud API, webhook em /whatsapp/webhook)")
         resumed = await core.start()
+        core_started.set()
         if resumed:
             started.append(f"retomadas {resumed} conversa(s) com mensagens ainda não entregues")
         if app.words is not None:

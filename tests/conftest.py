@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from tests.fakes.llm import FakeLLMServer
 from tests.fakes.telegram import FakeBotAPI
@@ -139,6 +140,12 @@ def postgres():
 _DATABASE_NUMBERS = itertools.count()
 
 
+def pytest_collection_modifyitems(items):
+    """The slow tests first (their files whole, in one worker each): with pytest-xdist they run beside the rest,
+    not after it."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_addoption(parser):
     parser.addoption("--database", choices=("sqlite", "postgresql"), default="sqlite",
                      help="where the pipeline and channel tests keep the bot's state (default sqlite)")
@@ -168,10 +175,25 @@ async def llm_server():
         yield server
 
 
+def models_dir(tmp_path_factory, name: str) -> Path:
+    """A directory of trained models for this run: with pytest-xdist, one that every worker shares (the models
+    are trained once, under `models_lock`, not once per worker)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.mktemp(name)
+    path = tmp_path_factory.getbasetemp().parent / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def models_lock(directory: Path) -> FileLock:
+    """Held while a worker trains the models of ``directory``; the others then read them from the cache."""
+    return FileLock(str(directory) + ".lock")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def intent_cache(tmp_path_factory):
     """One intent classifier for every `python -m bot` the tests start (INTENT_MODEL_DIR, inherited by them)."""
-    path = tmp_path_factory.mktemp("intent-model")
+    path = models_dir(tmp_path_factory, "intent-model")
     os.environ["INTENT_MODEL_DIR"] = str(path)
     return path
 
@@ -194,13 +216,15 @@ def mini_index(tmp_path_factory, use_embedder):
 def crisis_cache(tmp_path_factory, mini_index):
     """One crisis model for every `python -m bot` the tests start (CRISIS_MODEL_DIR, inherited by them):
     trained here once, by the real command, so that no test waits for it while timing a start-up."""
-    path = tmp_path_factory.mktemp("crisis-model")
+    path = models_dir(tmp_path_factory, "crisis-model")
     os.environ["CRISIS_MODEL_DIR"] = str(path)
     env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(mini_index.data_dir),
            "TOPICS_PATH": "", "LLM_PROVIDER": "none"}  # as the tests start it: the same bank, the same cache key
-    done = subprocess.run([sys.executable, "-m", "bot", "ask", "--chat", "warm-up", "oi"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0 and list(path.glob("risk-*.npz")), done.stderr[-2000:]
+    with models_lock(path):
+        if not (list(path.glob("risk-*.npz")) and list(path.glob("guard-*.npz"))):
+            done = subprocess.run([sys.executable, "-m", "bot", "ask", "--chat", "warm-up", "oi"], cwd=ROOT,
+                                  env=env, capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0 and list(path.glob("risk-*.npz")), done.stderr[-2000:]
     return path
 
 
@@ -217,10 +241,11 @@ def semantic_screener(crisis_cache, use_embedder):
 
 
 @pytest.fixture(scope="session")
-def mini_retriever(mini_index, use_embedder):
+def mini_retriever(mini_index, use_embedder, intent_cache):
     from retrieval.startup import open_retriever
 
-    return open_retriever(mini_index, embedder=use_embedder)
+    with models_lock(intent_cache):  # the intent model and its kin, trained by one worker
+        return open_retriever(mini_index, embedder=use_embedder)
 
 
 @pytest.fixture()

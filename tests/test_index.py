@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 
 import numpy as np
@@ -217,14 +218,23 @@ def _made_up_psalter(path, chapters: int = 60, verses: int = 20) -> None:
     path.write_text("\n".join([*parts, "</book>", "</usfx>\n"]), encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def psalter_index(tmp_path_factory, use_embedder) -> IndexConfig:
+    """The made-up psalter, indexed once; each test damages a copy of its data dir."""
+    root = tmp_path_factory.mktemp("psalter")
+    _made_up_psalter(root / "salterio.usfx.xml")
+    config = IndexConfig(corpus_path=root / "salterio.usfx.xml", data_dir=root / "data")
+    build_index(config, embedder=use_embedder)
+    forget_chroma_clients()
+    return config
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["header.bin:truncate", "data_level0.bin:garbage", "data_level0.bin:truncate",
                                     "link_lists.bin:zeros"])  # zeroed link lists make Chroma's reader segfault
-def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, damage):
-    corpus = tmp_path / "salterio.usfx.xml"
-    _made_up_psalter(corpus)
-    config = IndexConfig(corpus_path=corpus, data_dir=tmp_path / "data")
-    build_index(config, embedder=use_embedder)
+def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, psalter_index, use_embedder, damage):
+    shutil.copytree(psalter_index.data_dir, tmp_path / "data")
+    config = IndexConfig(corpus_path=psalter_index.corpus_path, data_dir=tmp_path / "data")
     segment = next(p for p in config.chroma_dir.iterdir() if p.is_dir())
     name, how = damage.split(":")
     target = segment / name
@@ -243,8 +253,6 @@ def test_corrupt_hnsw_files_are_detected_and_rebuilt(tmp_path, use_embedder, dam
 
 
 def test_a_data_dir_restored_elsewhere_is_the_same_index_not_rebuilt(mini_config, use_embedder, tmp_path):
-    import shutil
-
     build_index(mini_config, embedder=use_embedder)
     manifest = json.loads(mini_config.manifest_path.read_text())
     assert manifest["store"]["location"] == "index/chroma"  # relative to the data dir, never absolute

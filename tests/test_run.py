@@ -33,7 +33,7 @@ async def test_python_m_bot_runs_telegram_by_polling(mini_index, bot_api, tmp_pa
             assert (await client.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
             ready = await client.get(f"http://127.0.0.1:{port}/readyz")
             assert ready.status_code == 200
-            assert ready.json()["checks"] == {"index": True, "database": True, "tasks": True}
+            assert ready.json()["checks"] == {"index": True, "database": True, "tasks": True, "conversations": True}
     finally:
         process.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(process.communicate(), timeout=60)
@@ -41,6 +41,39 @@ async def test_python_m_bot_runs_telegram_by_polling(mini_index, bot_api, tmp_pa
     assert process.returncode == 0, log
     assert "Telegram por long polling" in log and f"127.0.0.1:{port}" in log
     assert bot_api.TOKEN not in log
+
+
+async def test_readyz_waits_until_the_conversations_run(mini_index, bot_api, tmp_path):
+    """Telegram slow to answer at start-up: the index is open, the port answers, but /readyz stays 503 (naming
+    the conversations) until their workers run; then 200."""
+    bot_api.slow["setMyCommands"] = 3.0
+    port = free_port()
+    env = {**os.environ, "CORPUS_PATH": str(mini_index.corpus_path), "DATA_DIR": str(tmp_path / "data"),
+           "TOPICS_PATH": "", "LLM_PROVIDER": "none", "TELEGRAM_BOT_TOKEN": bot_api.TOKEN,
+           "TELEGRAM_API_BASE_URL": bot_api.url, "HTTP_HOST": "127.0.0.1", "HTTP_PORT": str(port)}
+    shutil.copytree(mini_index.data_dir, tmp_path / "data")
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=ROOT, env=env,
+                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    seen: list[tuple[int, dict]] = []
+    try:
+        async with httpx.AsyncClient() as client:
+            for _ in range(1800):
+                try:
+                    ready = await client.get(f"http://127.0.0.1:{port}/readyz")
+                    seen.append((ready.status_code, ready.json().get("checks", {})))
+                    if ready.status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.05)
+        starting = [checks for status, checks in seen if status == 503 and checks.get("index") is True]
+        assert starting and all(checks["conversations"] is False for checks in starting), seen[-5:]
+        assert seen[-1] == (200, {"index": True, "database": True, "tasks": True, "conversations": True})
+        assert bot_api.sent("setMyCommands")  # ready only after the slow start-up call was answered
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, err.decode()
 
 
 async def test_the_port_answers_while_the_index_builds_and_readyz_watches_the_index(mini_config, tmp_path):
@@ -65,7 +98,7 @@ async def test_the_port_answers_while_the_index_builds_and_readyz_watches_the_in
                 await asyncio.sleep(0.05)
             building = [checks for h, r, checks in seen if r == 503]
             assert building and all(h == 200 for h, _, _ in seen)  # alive all along, not ready until built
-            assert building[-1]["index"] in ("abrindo", "construindo")
+            assert [c["index"] for c in building if c.get("index") is not True][-1] in ("abrindo", "construindo")
             assert seen[-1][1] == 200
             shutil.rmtree(mini_config.chroma_dir)  # the index it serves disappears under it
             gone = await client.get(f"http://127.0.0.1:{port}/readyz")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -90,25 +91,27 @@ def _held_out(texts, vectors, labels, train_rows, test_rows) -> np.ndarray:
     return 1.0 - probs[:, model.classes.index(SAFE)]
 
 
-def _out_of_fold(texts, vectors, labels, folds: int, seed: int) -> np.ndarray:
-    """P(harm) of every exemplar from the model of the folds without it, one fold after the other (measured on
-    2 busy cores: 37 s, against 69 s in two worker processes)."""
-    from sklearn.model_selection import StratifiedKFold
-
-    scores = np.zeros(len(texts))
-    for train_rows, test_rows in StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels):
-        scores[test_rows] = _held_out(texts, vectors, labels, train_rows, test_rows)
-    return scores
-
-
 def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: float = MAX_FALSE_ALARMS,
           folds: int = 5, seed: int = 7) -> GuardModel:
     """Fit on the whole bank; the threshold lets through at most ``max_false_alarms`` of the safe sentences
-    of held-out folds."""
+    of held-out folds. The folds and the final model are fitted side by side, one process per core (each fit
+    is compact, on one thread: 33-41 s -> 26 s on 2 cores)."""
+    from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
+    from sklearn.model_selection import StratifiedKFold
+
     texts = [e.text for e in exemplars]
     labels = np.array([e.label for e in exemplars])
     harmful = labels != SAFE
-    scores = _out_of_fold(texts, vectors, labels, folds, seed)
+    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(vectors, labels))
+    work = [delayed(_held_out)(texts, vectors, labels, train_rows, test_rows) for train_rows, test_rows in splits]
+    work.append(delayed(fit)(texts, inputs(vectors, vectors, labels, itself=True), labels, C,
+                             word_weight=WORD_WEIGHT, compact=True))
+    done = Parallel(n_jobs=min(len(work), os.cpu_count() or 1))(work)
+    get_reusable_executor().shutdown(wait=True)  # the workers' memory goes back now
+    scores = np.zeros(len(texts))
+    for (_, test_rows), held_out in zip(splits, done[:folds]):
+        scores[test_rows] = held_out
     safe_scores = np.sort(scores[~harmful])[::-1]
     allowed = int(np.floor(max_false_alarms * len(safe_scores)))
     threshold = float(np.nextafter(safe_scores[min(allowed, len(safe_scores) - 1)], 2.0))
@@ -117,8 +120,7 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
               "recall": round(float(flagged[harmful].mean()), 3),
               "false_alarms": round(float(flagged[~harmful].mean()), 3), "threshold": round(threshold, 4),
               "recall_by_kind": {k: round(float(flagged[labels == k].mean()), 3) for k in KINDS if (labels == k).any()}}
-    model = fit(texts, inputs(vectors, vectors, labels, itself=True), labels, C, word_weight=WORD_WEIGHT, compact=True)
-    return GuardModel(model, threshold, report, vectors, labels)
+    return GuardModel(done[folds], threshold, report, vectors, labels)
 
 
 def bank_key(exemplars: list[Exemplar], embedder_slug: str) -> str:
@@ -150,7 +152,9 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
     log.info("guarda semântica das respostas treinada: %s", model.report)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(bank_path, model.bank)  # before the model: a model file found means its bank is there
+        tmp = bank_path.with_name(f"{bank_path.stem}.{os.getpid()}.tmp.npy")  # whole or absent, for replicas too
+        np.save(tmp, model.bank)
+        tmp.replace(bank_path)  # before the model: a model file found means its bank is there
         model.model.save(path, threshold=model.threshold, report=model.report)
     return model
 

@@ -100,7 +100,7 @@ class RiskModel:
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         kinds = {} if self.kinds is None else {
             "kind_classes": np.array(self.kinds.classes), "kind_coef": self.kinds.coef,
             "kind_intercept": self.kinds.intercept, "kind_idf": self.kinds.idf}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -54,7 +55,7 @@ class VerseVectors:
         vectors = cls.from_cache(texts, cache_path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npy")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
             np.save(tmp, vectors.matrix)
             tmp.replace(path)
         except OSError as error:
@@ -169,7 +170,7 @@ def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npy")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
             np.save(tmp, vectors)
             tmp.replace(path)
         except OSError as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -82,7 +83,7 @@ class EmbeddingCache:
     def save(self) -> None:
         keys = np.array(list(self.vectors), dtype="U32")
         vectors = np.stack(list(self.vectors.values())) if self.vectors else np.zeros((0, 1), np.float32)
-        tmp = self.path.with_name(self.path.name + ".tmp.npz")
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp.npz")
         np.savez(tmp, keys=keys, vectors=vectors.astype(np.float32))
         tmp.replace(self.path)
 

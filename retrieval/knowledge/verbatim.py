@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -97,7 +98,7 @@ class VerbatimIndex:
         if corpus_sha:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp.npz")
+                tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
                 np.savez(tmp, vocabulary=np.asarray(index._vocabulary), hashes=index._hashes,
                          positions=index._positions)
                 tmp.replace(path)

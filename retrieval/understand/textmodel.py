@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +124,7 @@ class LinearTextModel:
 
     def save(self, path: Path, **extra) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         words = {} if self.word_idf is None else {"word_idf": self.word_idf, "word_weight": self.word_weight}
         np.savez(tmp, classes=np.array(self.classes), coef=self.coef, intercept=self.intercept, idf=self.idf,
                  extra=np.array(json.dumps(extra)), **words)

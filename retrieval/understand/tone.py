@@ -91,7 +91,7 @@ class ToneLabels:
             pass  # absent or unreadable: rebuilt below
         labels = cls.build(bible, topics, tones)
         try:
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps({"key": key, "labels": {p: sorted(k) for p, k in labels.labels.items()}}),
                            encoding="utf-8")
             os.replace(tmp, path)

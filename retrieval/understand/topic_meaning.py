@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,7 +97,7 @@ class TopicMeanings:
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp.npz")
+                tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
                 np.savez(tmp, vectors=meanings.vectors, frame_similarity=meanings.frame_similarity)
                 tmp.replace(path)
             except OSError as error:

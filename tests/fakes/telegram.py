@@ -26,6 +26,7 @@ class FakeBotAPI(LoopbackPeer):
         self.files: dict[str, bytes] = {}  # file_id -> content, for getFile and the file server
         self.refuse_drafts = False  # an older Bot API server: sendMessageDraft is an unknown method (404)
         self.blocked: set[int] = set()  # chats whose person blocked the bot: sending gets a 403
+        self.slow: dict[str, float] = {}  # method -> seconds the server takes before it answers
         self._updates: list[dict] = []
         self._next_update = int(time.time() * 1000) % 10**9  # like Telegram: never reused across runs
         self._next_message = 1
@@ -123,6 +124,8 @@ class FakeBotAPI(LoopbackPeer):
                 params[name] = value.file.read()
         self.calls.append((method, params))
         self.call_times.append(_asyncio.get_running_loop().time())
+        if method in self.slow:
+            await _asyncio.sleep(self.slow[method])
         if method == "sendMessageDraft" and self.refuse_drafts:
             return _web.json_response({"ok": False, "error_code": 404, "description": "Not Found"}, status=404)
         if method == "sendMessage" and _asyncio.get_running_loop().time() < self.storm_until:
