@@ -249,6 +249,18 @@ def test_the_meaning_tells_who_is_hurt_but_never_turns_a_plan_against_oneself_in
     assert Lexicon.default().by_others("child-abuse") and not Lexicon.default().by_others("suicide-direct")
 
 
+@pytest.mark.parametrize("text, kind", [
+    ("meu marido bebe todo dia, alcoolatra mesmo, ontem quebrou a porta e disse q da proxima vez quebra minha cara",
+     "domestic-violence"),
+    ("meu filho é dependente quimico e roubou o dinheiro da minha aposentadoria, tenho 79 anos e ele me tranca em casa",
+     "elder-abuse"),
+])
+def test_words_of_an_addiction_never_hide_the_violence_the_message_tells(semantic, text, kind):
+    """Addiction is a concern (answered as usual); the person hurt by the one who drinks needs the crisis help."""
+    screening = semantic.screen(text)
+    assert screening.level != "concern" and screening.kind == kind, screening
+
+
 def test_when_the_meaning_hesitates_between_two_kinds_both_helps_are_named(semantic):
     """A beaten child who no longer wants to live: the CVV for the words, Disque 100 for who is hurt."""
     screening = semantic.screen("tenho 13 anos, meu padrasto me bate e eu nao quero mais viver")

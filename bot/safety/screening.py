@@ -78,10 +78,11 @@ class Screener:
                 # the words of a crisis in a message whose meaning is far from one: a joke, a doctrinal question
                 return Screening(None, medical, words, None, score, "vetoed")
             if score is not None and score >= self.model.threshold and kind != rule.kind and not firm and \
-                    (rule.by_others or not self.lexicon.by_others(kind)):
+                    (rule.by_others or rule.level == CONCERN or not self.lexicon.by_others(kind)):
                 # both layers see a crisis: the meaning of the whole message tells better who is hurt ("ele me
                 # bate, eu tenho 12 anos" is a child), the more serious level of the two stands; what the person
-                # says they will do to themselves ("tenho 15 anos e vou me enforcar") stays that
+                # says they will do to themselves ("tenho 15 anos e vou me enforcar") stays that. Words of a
+                # concern (addiction, panic) name a subject, not who is hurt: a danger the meaning reads wins
                 level = min(rule.level, self.lexicon.level_of(kind) or DANGER, key=LEVELS.index)
                 return Screening(level, medical, words, kind, score, "lexical")
             return Screening(rule.level, medical, words, rule.kind, score, "lexical")
