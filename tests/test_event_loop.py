@@ -166,6 +166,7 @@ async def test_a_locked_sqlite_file_never_freezes_the_loop_and_loses_nothing(
     other = sqlite3.connect(tmp_path / "locked.db", timeout=0, check_same_thread=False)
     other.execute("begin immediate")  # the write lock, held as another process would
     release = threading.Timer(held, other.rollback)
+    assert (await client.get("/healthz")).status == 200  # the connection opened before the clock starts
     try:
         async with Health(client) as health:
             release.start()
