@@ -152,6 +152,26 @@ def cmd_train_ranker(args) -> int:
     return 0
 
 
+def cmd_train_relevance(args) -> int:
+    """The relevance model from the questions blind helpers answered (retrieval/data/relevance)."""
+    from retrieval.aptness.memory import VerseVectors
+    from retrieval.relevance.features import CandidateFeatures
+    from retrieval.relevance.train import load_questions, train, training_files
+
+    config = _config(args)
+    retriever = ready_retriever(config, build=not args.no_build)
+    if retriever.topics is None or retriever.topic_meanings is None:
+        _log("o ranqueador de relevância precisa dos tópicos do OpenBible (TOPICS_PATH)")
+        return 1
+    directory = config.intent_model_dir or config.index_dir / "understanding"
+    slug = retriever.embedder.identity.slug
+    cache = config.index_dir / "embeddings" / f"{slug}.npz"
+    verses = VerseVectors.cached([v.text for v in retriever.bible.verses], cache, directory)
+    questions = load_questions(args.files or training_files())
+    train(retriever, CandidateFeatures(retriever, verses), questions, log=_log)
+    return 0
+
+
 def cmd_fetch_topics(args) -> int:
     from retrieval.settings import RetrievalSettings
     from retrieval.understand.topics import fetch_topics
@@ -194,13 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     ranker.add_argument("--no-build", action="store_true")
     ranker.add_argument("--search-weight", type=float, default=None,
                         help="peso da ordem da busca misturada à do ranqueador (0: só o ranqueador)")
+    relevance = sub.add_parser("train-relevance", help="treina o ranqueador de relevância com as perguntas "
+                               "respondidas às cegas (retrieval/data/relevance)")
+    relevance.add_argument("files", nargs="*", type=Path, help="arquivos de perguntas (padrão: train-*.jsonl)")
+    relevance.add_argument("--no-build", action="store_true")
     sub.add_parser("check-map", help="confere o mapa pastoral (referências, tópicos, palavras) contra o corpus")
     status = sub.add_parser("status", help="saúde do índice")
     status.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     try:
         commands = {"build": cmd_build, "search": cmd_search, "status": cmd_status, "eval": cmd_eval,
-                    "fetch-topics": cmd_fetch_topics, "check-map": cmd_check_map, "train-ranker": cmd_train_ranker}
+                    "fetch-topics": cmd_fetch_topics, "check-map": cmd_check_map, "train-ranker": cmd_train_ranker,
+                    "train-relevance": cmd_train_relevance}
         return commands[args.command](args)
     except (BuildInProgress, IndexNotReady, EmbedderError, StoreError, CorpusError, TopicsError) as error:
         _log(f"erro: {error}")

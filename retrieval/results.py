@@ -116,3 +116,4 @@ class Fusion:
     care: bool = False  # a life told: the learned ranker may order it
     intent: object | None = None  # Intent (retrieval/understand/intent.py)
     turned_away: bool = False
+    lexical_scores: np.ndarray | None = None  # every verse's BM25 score for the question's own words

@@ -21,6 +21,7 @@ from retrieval.index.store import VectorStore
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
 from retrieval.knowledge.verbatim import VerbatimIndex
+from retrieval.relevance.model import orders
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
 from retrieval.selection import HitSelection, label  # noqa: F401 (label: the bot imports it from here)
 from retrieval.understand.intent import (
@@ -100,10 +101,12 @@ class Retriever(SearchChannels, HitSelection):
         self.verbatim = verbatim or VerbatimIndex.build([v.text for v in bible.verses])
         self.aptness = aptness  # the learned ranker of care candidates (retrieval/aptness/ranker.py), if trained
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
+        self.relevance = None  # the learned order of a question's candidates (retrieval/relevance/), if trained
+        self.relevance_problem = ""  # why it is off, when it is (shown in the status)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
-        self._book_of = np.array([v.book for v in bible.verses])
+        self.book_of = np.array([v.book for v in bible.verses])
         self._verse_runs: dict[int, set[tuple[str, ...]]] = {}
         self.opened_at = time.time()
 
@@ -172,8 +175,11 @@ class Retriever(SearchChannels, HitSelection):
         if fusion.turned_away:
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=fusion.signals)
         fused, unfit = fusion.fused, frozenset()
-        if self.aptness is not None and self.aptness.model is not None and fusion.care:  # the learned order
-            fused, unfit = self.aptness.rerank(plan.text, fusion, self)
+        if fusion.care:  # a life told: ordered by what judges found apt for the person (aptness/ranker.py)
+            if self.aptness is not None and self.aptness.model is not None:
+                fused, unfit = self.aptness.rerank(plan.text, fusion, self)
+        elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
+            fused = self.relevance.rerank(plan, fusion)
         guarded = not fusion.teaching and not fusion.quote and self.tones is not None
         # a tone the question names is what it asks for, unless a suffering person is telling their life
         asked = self.tones.named_in(plan.text) if guarded and not fusion.recognised else frozenset()
@@ -186,7 +192,7 @@ class Retriever(SearchChannels, HitSelection):
     def fuse(self, plan: QueryPlan, intent: Intent | None = None, exclude: str | None = None) -> Fusion:
         """Every channel's ranking fused by RRF, with what the ranker and the guard need to know (``exclude``
         leaves one graded situation out of the judges' memory: training)."""
-        mask = None if plan.scope is None else np.isin(self._book_of, list(plan.scope.books))
+        mask = None if plan.scope is None else np.isin(self.book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
         teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING
                                                     and not life_told_too(intent))
@@ -249,7 +255,7 @@ class Retriever(SearchChannels, HitSelection):
                 f for f in fused if f[0] not in verbatim]
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
-                      care=care, intent=intent)
+                      care=care, intent=intent, lexical_scores=own_scores)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None) -> bool:
         """The evidence floor, with the intent as one more signal: a question clearly off the subject
@@ -274,7 +280,7 @@ class Retriever(SearchChannels, HitSelection):
     def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
         """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
         (code,) = plan.scope.books
-        positions = np.flatnonzero(self._book_of == code)
+        positions = np.flatnonzero(self.book_of == code)
         chosen = self.topics.best_known(positions.tolist(), min(k, 5)) if self.topics is not None else []
         if not chosen:
             chosen = [int(p) for p in positions[:3]]

@@ -128,7 +128,28 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                           pastoral=pastoral, tones=tones, intents=intents, knowledge=knowledge, aptness=aptness,
                           topic_meanings=meanings, verbatim=verbatim)
     retriever.aptness_problem = problem
+    if topics is not None:
+        with stage("ranqueador de relevância"):
+            retriever.relevance, retriever.relevance_problem = _relevance(config, retriever)
     return retriever
+
+
+def _relevance(config: IndexConfig, retriever):
+    """The learned order of a question's candidates, or (None, why not): said loudly, never skipped in silence."""
+    from retrieval.aptness.memory import VerseVectors
+    from retrieval.relevance.model import RelevanceModelError, open_relevance
+
+    slug = retriever.embedder.identity.slug
+    cache = config.index_dir / "embeddings" / f"{slug}.npz"
+    directory = config.intent_model_dir or config.index_dir / "understanding"
+    try:
+        if getattr(retriever.store, "hybrid", False):
+            raise RelevanceModelError("o ranqueador de relevância não lê a busca fundida pelo Qdrant")
+        verses = VerseVectors.cached([v.text for v in retriever.bible.verses], cache, directory)
+        return open_relevance(retriever, verses), ""
+    except (RelevanceModelError, OSError, ValueError) as error:
+        log.warning("ranqueador de relevância desativado: %s (as perguntas seguem a ordem da fusão)", error)
+        return None, str(error)
 
 
 def _aptness(config: IndexConfig, bible, embedder: Embedder, thesaurus, topics, tones):

@@ -26,6 +26,7 @@ class IndexStatus:
     topics: str = ""  # the topical prior in use, or why there is none
     pastoral: str = ""  # the pastoral map in use: situations, needs, references missing from this corpus
     ranker: str = ""  # the learned aptness ranker in use, or why it is off
+    relevance: str = ""  # the learned relevance ranker of questions in use, or why it is off
     evidence_floor: str = ""
     caches: dict = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -48,6 +49,7 @@ class IndexStatus:
             f"tópicos: {self.topics or '?'}",
             f"mapa pastoral: {self.pastoral or '?'}",
             f"ranqueador pastoral: {self.ranker or '?'}",
+            f"ranqueador de perguntas: {self.relevance or '?'}",
             f"piso de evidência: {self.evidence_floor or '?'}",
         ]
         for name, stats in self.caches.items():
@@ -95,6 +97,12 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
                              f"(modelo {retriever.aptness.model.data_sha})")
         else:
             status.ranker = f"DESATIVADO: {getattr(retriever, 'aptness_problem', '') or 'sem modelo'}"
+        if getattr(retriever, "relevance", None) is not None:
+            model = retriever.relevance.model
+            status.relevance = (f"aprendido de {model.report.get('questions', '?')} perguntas respondidas às cegas "
+                                f"(modelo {model.data_sha})")
+        else:
+            status.relevance = f"DESATIVADO: {getattr(retriever, 'relevance_problem', '') or 'sem tópicos'}"
         status.evidence_floor = ("calibrado para este embedder" if retriever.floor.calibrated else
                                  "NÃO calibrado para este embedder: decide só pelas palavras da pergunta")
         status.caches = {"resultados": retriever.result_cache.stats(),

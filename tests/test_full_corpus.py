@@ -45,6 +45,22 @@ def test_dev_set_targets(full):
     assert checks["rejeição off-topic"] >= 0.9 and checks["falsa rejeição"] <= 0.05
 
 
+def test_questions_are_ordered_by_what_answered_questions_like_them(full):
+    """The learned relevance order finds more answers than the fused order on blind questions it never saw
+    (bench/holdout-17.jsonl: 0.30 / 0.18 fused, 0.36 / 0.25 learned when it was trained)."""
+    assert full.relevance is not None, full.relevance_problem
+    items = load_items(ROOT / "bench" / "holdout-17.jsonl")
+    learned = evaluate(full, items).pooled()
+    ranker, full.relevance = full.relevance, None
+    try:
+        full.result_cache.clear()
+        fused = evaluate(full, items).pooled()
+    finally:
+        full.relevance = ranker
+        full.result_cache.clear()
+    assert learned[0] >= fused[0] + 0.04 and learned[1] >= fused[1] + 0.04
+
+
 @pytest.mark.parametrize("question, verse", [
     ("tudo posso naquele que me fortalece", "PHP.4.13"),
     ("bem-aventurados os pacificadores", "MAT.5.9"),
