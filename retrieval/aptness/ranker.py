@@ -15,6 +15,7 @@ import numpy as np
 
 from corpus.canon import BY_CODE
 from retrieval.aptness.memory import MEMORY_FEATURES, GradeMemory, VerseVectors
+from retrieval.model_file import read_model_file
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "aptness" / "model.json"
 CANDIDATES = 30  # fused candidates the ranker orders; the rest keep their fused order after them
@@ -78,19 +79,10 @@ class AptnessModel:
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> AptnessModel:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            if tuple(data["features"]) != FEATURES:
-                raise AptnessModelError(f"{path}: treinado com outras características; rode "
-                                        "`python -m retrieval train-ranker`")
-            return cls(LinearModel.from_dict(data["apt"]), LinearModel.from_dict(data["harm"]),
-                       float(data["harm_threshold"]), float(data["harm_weight"]),
-                       float(data.get("search_weight", 0.0)), data.get("data_sha", ""),
-                       frozenset(data.get("situations", ())))
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            if isinstance(error, AptnessModelError):
-                raise
-            raise AptnessModelError(f"modelo do ranqueador ilegível em {path}: {error}") from error
+        return read_model_file(path, FEATURES, AptnessModelError, "train-ranker", lambda data: cls(
+            LinearModel.from_dict(data["apt"]), LinearModel.from_dict(data["harm"]), float(data["harm_threshold"]),
+            float(data["harm_weight"]), float(data.get("search_weight", 0.0)), data.get("data_sha", ""),
+            frozenset(data.get("situations", ()))), "modelo do ranqueador")
 
     def save(self, path: Path, **extra) -> None:
         data = {"features": list(FEATURES), "apt": self.apt.as_dict(), "harm": self.harm.as_dict(),

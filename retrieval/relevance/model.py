@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from retrieval.model_file import read_model_file
 from retrieval.relevance.features import FEATURES, CandidateFeatures
 from retrieval.relevance.trees import TreeEnsemble
 from retrieval.understand.intent import KNOWLEDGE, SITUATION
@@ -34,17 +35,9 @@ class RelevanceModel:
 
     @classmethod
     def load(cls, path: Path = MODEL_FILE) -> RelevanceModel:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            if tuple(data["features"]) != FEATURES:
-                raise RelevanceModelError(f"{path}: treinado com outras características; rode "
-                                          "`python -m retrieval train-relevance`")
-            return cls(TreeEnsemble.from_dict(data["trees"]), str(data["embedder"]), data.get("data_sha", ""),
-                       data.get("report", {}))
-        except RelevanceModelError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise RelevanceModelError(f"modelo de relevância ilegível em {path}: {error}") from error
+        return read_model_file(path, FEATURES, RelevanceModelError, "train-relevance", lambda data: cls(
+            TreeEnsemble.from_dict(data["trees"]), str(data["embedder"]), data.get("data_sha", ""),
+            data.get("report", {})), "modelo de relevância")
 
 
 def orders(fusion) -> bool:
