@@ -163,10 +163,8 @@ def cmd_train_relevance(args) -> int:
     if retriever.topics is None or retriever.topic_meanings is None:
         _log("o ranqueador de relevância precisa dos tópicos do OpenBible (TOPICS_PATH)")
         return 1
-    directory = config.intent_model_dir or config.index_dir / "understanding"
-    slug = retriever.embedder.identity.slug
-    cache = config.index_dir / "embeddings" / f"{slug}.npz"
-    verses = VerseVectors.cached([v.text for v in retriever.bible.verses], cache, directory)
+    verses = VerseVectors.of_index(retriever.bible, retriever.embedder.identity.slug, config.index_dir,
+                                   config.intent_model_dir or config.index_dir / "understanding")
     questions = load_questions(args.files or training_files())
     train(retriever, CandidateFeatures(retriever, verses), questions, log=_log)
     return 0

@@ -139,13 +139,11 @@ def _relevance(config: IndexConfig, retriever):
     from retrieval.aptness.memory import VerseVectors
     from retrieval.relevance.model import RelevanceModelError, open_relevance
 
-    slug = retriever.embedder.identity.slug
-    cache = config.index_dir / "embeddings" / f"{slug}.npz"
-    directory = config.intent_model_dir or config.index_dir / "understanding"
     try:
         if getattr(retriever.store, "hybrid", False):
             raise RelevanceModelError("o ranqueador de relevância não lê a busca fundida pelo Qdrant")
-        verses = VerseVectors.cached([v.text for v in retriever.bible.verses], cache, directory)
+        verses = VerseVectors.of_index(retriever.bible, retriever.embedder.identity.slug, config.index_dir,
+                                       config.intent_model_dir or config.index_dir / "understanding")
         return open_relevance(retriever, verses), ""
     except (RelevanceModelError, OSError, ValueError) as error:
         log.warning("ranqueador de relevância desativado: %s (as perguntas seguem a ordem da fusão)", error)

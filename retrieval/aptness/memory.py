@@ -62,6 +62,14 @@ class VerseVectors:
             log.warning("não foi possível guardar os vetores alinhados em %s: %s", path, error)
         return vectors
 
+    @classmethod
+    def of_index(cls, bible, embedder_slug: str, index_dir: Path, directory: Path) -> VerseVectors:
+        """`cached`, from the index's own embedding cache (OSError or ValueError when it is missing or stale)."""
+        cache = Path(index_dir) / "embeddings" / f"{embedder_slug}.npz"
+        if not cache.exists():
+            raise ValueError(f"vetores dos versículos ausentes em {cache}: rode `python -m retrieval build`")
+        return cls.cached([v.text for v in bible.verses], cache, directory)
+
     def __getitem__(self, positions) -> np.ndarray:
         return self.matrix[positions].astype(np.float32)
 

@@ -194,13 +194,10 @@ def open_ranker(bible, embedder, thesaurus, topics, tones, index_dir: Path, cach
     slug = embedder.identity.slug
     if trained_for and trained_for != slug:
         raise AptnessModelError(f"o ranqueador pastoral foi treinado com o embedder {trained_for}, não {slug}")
-    cache = index_dir / "embeddings" / f"{slug}.npz"
-    if not cache.exists():
-        raise AptnessModelError(f"vetores dos versículos ausentes em {cache}: rode `python -m retrieval build`")
     try:
-        verses = VerseVectors.cached([v.text for v in bible.verses], cache, cache_dir)
+        verses = VerseVectors.of_index(bible, slug, index_dir, cache_dir)
     except (OSError, ValueError) as error:
-        raise AptnessModelError(f"vetores dos versículos ilegíveis em {cache}: {error}") from error
+        raise AptnessModelError(str(error)) from error
     pairs = load_all(grade_files())
     memory = GradeMemory.build(pairs, lambda vid: position_of(bible, vid), embedder.embed, verses, cache_dir, slug,
                                lambda q: plan_query(q, thesaurus).search_text)

@@ -93,6 +93,6 @@ class CandidateFeatures:
         probabilities = fusion.intent.probabilities if fusion.intent is not None else {}
         question = [probabilities.get(name, 0.0) for name in INTENTS] + [
             float(fusion.care), float(fusion.teaching), float(bool(fusion.recognised)),
-            float(len(r.lexical.query_terms(plan.search_text)))]
+            float(fusion.signals.lexical_terms)]
         x[:, c + 9:] = question
         return pool, x
