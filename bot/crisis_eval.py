@@ -8,9 +8,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from bot.reply import CRISIS, Reply
-from bot.safety.screening import CONCERN, SUICIDE_SIGNALS
+from bot.safety.classifier import SUICIDE_SIGNALS
+from bot.safety.screening import CONCERN
 
 PASSIVE_INDIRECT = tuple(k for k in SUICIDE_SIGNALS if k != "suicide-direct")
+
+
+def same_kind(read_as: str | None, kind: str) -> bool:
+    """The kind read is the kind labelled; the three kinds of suicide risk count as one (one help for all)."""
+    return read_as == kind or (read_as in SUICIDE_SIGNALS and kind in SUICIDE_SIGNALS)
 
 
 def load_cases(path: Path) -> list[dict]:
@@ -43,7 +49,8 @@ def help_fits(reply: Reply, kind: str, care) -> bool:
 async def evaluate(pastor, cases: list[dict]) -> dict:
     """Each message in a chat of its own; counts per label and kind, and the misses."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    misses, alarms, unhelped, misfit = [], [], [], []
+    misses, alarms, unhelped, misfit, misread = [], [], [], [], []
+    kinds_right = [0, 0]
     texts = pastor.crisis.care.texts
     for n, case in enumerate(cases):
         chat = f"eval-crisis-{n}"
@@ -57,11 +64,17 @@ async def evaluate(pastor, cases: list[dict]) -> dict:
             misses.append(case)
         if case["label"] == "safe" and flagged:
             alarms.append({**case, "read_as": reply.crisis_kind})
+        if case["label"] == "risk" and flagged and case.get("kind"):
+            kinds_right[0] += same_kind(reply.crisis_kind, case["kind"])
+            kinds_right[1] += 1
+            if not same_kind(reply.crisis_kind, case["kind"]):
+                misread.append({**case, "read_as": reply.crisis_kind})
         if case["label"] == "risk" and not helped(reply, texts["ajuda_intro"], pastor.crisis.care.church):
             unhelped.append(case)
         elif case["label"] == "risk" and flagged and not help_fits(reply, case.get("kind", ""), pastor.crisis.care):
             misfit.append({**case, "read_as": reply.crisis_kind})
-    return {"counts": counts, "misses": misses, "alarms": alarms, "unhelped": unhelped, "misfit": misfit}
+    return {"counts": counts, "misses": misses, "alarms": alarms, "unhelped": unhelped, "misfit": misfit,
+            "misread": misread, "kinds_right": kinds_right}
 
 
 def _share(counts, label: str, kinds: tuple[str, ...] | None = None) -> tuple[int, int]:
@@ -80,6 +93,7 @@ def summary(result: dict) -> dict:
             "false_alarms": rate(_share(counts, "safe")), "either_flagged": rate(_share(counts, "either")),
             "risk_without_help": len(result["unhelped"]),
             "help_of_another_kind": len(result.get("misfit", ())),
+            "kind_right": rate(tuple(result.get("kinds_right", (0, 0)))),
             "per_kind": {f"{lab}/{kind}": f"{a}/{b}" for (lab, kind), (a, b) in sorted(counts.items())}}
 
 
@@ -88,13 +102,15 @@ def report(path: Path, result: dict) -> str:
     lines = [f"{path}: recall {s['risk_recall']} · passivo/indireto {s['passive_indirect_recall']} · "
              f"falsos alarmes {s['false_alarms']} · ambíguas tratadas como crise {s['either_flagged']} · "
              f"risco sem contatos de ajuda: {s['risk_without_help']} · "
-             f"ajuda de outro tipo: {s['help_of_another_kind']}"]
+             f"ajuda de outro tipo: {s['help_of_another_kind']} · tipo certo {s['kind_right']}"]
     lines += [f"  {key}: {value}" for key, value in s["per_kind"].items()]
     lines += [f"  NÃO RECONHECIDA ({c.get('kind')}): {c['text'][:120]}" for c in result["misses"]]
     lines += [f"  FALSO ALARME ({c.get('kind')} lido como {c['read_as']}): {c['text'][:120]}"
               for c in result["alarms"]]
     lines += [f"  AJUDA DE OUTRO TIPO ({c.get('kind')} lido como {c['read_as']}): {c['text'][:120]}"
               for c in result.get("misfit", ())]
+    lines += [f"  TIPO TROCADO ({c.get('kind')} lido como {c['read_as']}): {c['text'][:120]}"
+              for c in result.get("misread", ())]
     return "\n".join(lines)
 
 

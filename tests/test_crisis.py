@@ -12,6 +12,7 @@ from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, load_kind
 from bot.safety.country import country_of, country_of_language, country_of_number
 from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
+from bot.safety.screening import Screener
 from bot.store.inbox import Inbound
 from corpus.verse import Verse
 from retrieval.results import Hit, SearchResult, Status
@@ -172,6 +173,30 @@ def test_the_kind_bank_tells_the_kind_and_leaves_the_threshold_alone(tmp_path, b
     first = trained_model(use_embedder.embed, "use", tmp_path, BANK, KINDS[:3])
     assert trained_model(use_embedder.embed, "use", tmp_path, BANK, KINDS) is not first  # another bank, another key
     assert len(list(tmp_path.glob("risk-*.npz"))) == 2
+
+
+def _kind_model(probabilities: dict[str, float], dims: int = 4) -> RiskModel:
+    """A model whose kind layer gives every message these probabilities (intercepts only)."""
+    from retrieval.understand.textmodel import N_FEATURES, LinearTextModel
+
+    classes = tuple(probabilities)
+    kinds = LinearTextModel(classes, np.zeros((len(classes), N_FEATURES + dims)),
+                            np.log(np.array([probabilities[c] for c in classes])), np.ones(N_FEATURES))
+    return RiskModel(("safe", "psychosis-danger"), np.zeros((2, N_FEATURES + dims)), np.zeros(2),
+                     np.ones(N_FEATURES), 0.5, {}, kinds)
+
+
+def test_the_three_kinds_of_suicide_risk_are_weighed_together_against_other_kinds():
+    model = _kind_model({"psychosis-danger": 0.4, "suicide-direct": 0.3, "suicide-indirect": 0.25,
+                         "child-abuse": 0.05})
+    ranked = [kind for kind, _ in model.kinds_of("tanto faz", np.zeros(4))]
+    assert ranked == ["suicide-direct", "suicide-indirect", "psychosis-danger", "child-abuse"]
+    assert model.risk("tanto faz", np.zeros(4))[1] == "suicide-direct"
+    screener = Screener(model=model, embed=lambda texts: np.zeros((len(texts), 4)))
+    # the other help named too is psychosis care (0.4 of the suicide help's 0.55), never a second suicide kind
+    assert screener._also("tanto faz", np.zeros(4), "suicide-direct") == "psychosis-danger"
+    alone = _kind_model({"suicide-passive": 0.5, "suicide-direct": 0.45, "child-abuse": 0.05})
+    assert Screener(model=alone, embed=screener.embed)._also("tanto faz", np.zeros(4), "suicide-passive") is None
 
 
 def test_the_bank_is_well_formed_and_covers_every_kind():

@@ -20,6 +20,7 @@ from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 log = logging.getLogger("pastor.safety")
 
 SAFE = "safe"
+SUICIDE_SIGNALS = ("suicide-direct", "suicide-passive", "suicide-indirect")  # three kinds, one help
 MODEL_VERSION = 5  # part of the cache key: bump when training or features change
 MAX_FALSE_ALARMS = 0.07  # share of the bank's look-alikes (held-out folds) allowed over the threshold
 # the safe kinds that look like a crisis (the kinds of the shared crisis set's look-alikes): the threshold is
@@ -88,7 +89,8 @@ class RiskModel:
         return float(1.0 - probs[safe]), self.classes[kind]
 
     def kinds_of(self, text: str, vector: np.ndarray) -> list[tuple[str, float]]:
-        """The kinds of risk, likeliest first, with their probabilities among kinds of risk."""
+        """The kinds of risk with their probabilities among kinds of risk, likeliest help first: the three kinds
+        of suicide risk share one help, so they are weighed against the other kinds together."""
         if self.kinds is not None:
             classes, probs = self.kinds.classes, self.kinds.probabilities([text], vector.reshape(1, -1))[0]
         else:
@@ -96,7 +98,11 @@ class RiskModel:
             kept = [i for i, c in enumerate(self.classes) if c != SAFE]
             classes = tuple(self.classes[i] for i in kept)
             probs = all_probs[kept] / max(float(all_probs[kept].sum()), 1e-12)
-        return sorted(((c, float(p)) for c, p in zip(classes, probs)), key=lambda pair: -pair[1])
+        ranked = [(c, float(p)) for c, p in zip(classes, probs)]
+        family = {help_of(c): 0.0 for c in classes}
+        for c, p in ranked:
+            family[help_of(c)] += p
+        return sorted(ranked, key=lambda pair: (-family[help_of(pair[0])], -pair[1]))
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,6 +121,11 @@ class RiskModel:
                                     data["kind_intercept"], data["kind_idf"]) if "kind_classes" in data.files else None
             return cls(tuple(str(c) for c in data["classes"]), data["coef"], data["intercept"], data["idf"],
                        float(data["threshold"]), json.loads(str(data["report"])), kinds)
+
+
+def help_of(kind: str) -> str:
+    """Kinds that share one help share this name."""
+    return "suicide" if kind in SUICIDE_SIGNALS else kind
 
 
 def _held_out(texts: list[str], vectors, labels, train_rows, test_rows) -> np.ndarray:

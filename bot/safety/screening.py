@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.safety.classifier import Embed, RiskModel, embedding_text
+from bot.safety.classifier import Embed, RiskModel, embedding_text, help_of
 from bot.safety.lexicon import LEVELS, Lexicon
 from corpus.text import fold
 from retrieval.understand.chat import normalize_chat
@@ -22,7 +22,6 @@ VETO_SHARE = 0.75
 # probability ("o namorado da minha mãe me bate": a partner's violence or a child's abuse, 190/180 and Disque
 # 100); chosen on crisis-dev and holdouts 5-13 (docs/evaluation.md): one crisis reply in ten names two kinds
 ALSO_SHARE = 0.4
-SUICIDE_SIGNALS = ("suicide-direct", "suicide-passive", "suicide-indirect")
 
 
 @dataclass(frozen=True)
@@ -91,12 +90,19 @@ class Screener:
         return Screening(self.lexicon.level_of(kind) or DANGER, medical, "", kind, score, "semantic")
 
     def _also(self, text: str, vector: np.ndarray, chosen: str | None) -> str | None:
-        """The likeliest other kind, when the meaning hesitates between it and the likeliest (ALSO_SHARE)."""
-        ranked = [(k, p) for k, p in self.model.kinds_of(text, vector) if self.lexicon.level_of(k) != CONCERN]
-        if not ranked:
+        """The likeliest kind of another help, when the meaning hesitates between it and the likeliest
+        (ALSO_SHARE); kinds that share one help are weighed together."""
+        family: dict[str, float] = {}
+        first: dict[str, str] = {}
+        for k, p in self.model.kinds_of(text, vector):
+            if self.lexicon.level_of(k) != CONCERN:
+                family[help_of(k)] = family.get(help_of(k), 0.0) + p
+                first.setdefault(help_of(k), k)
+        if not family:
             return None
-        other = next(((k, p) for k, p in ranked if k != chosen), None)
-        return other[0] if other is not None and other[1] >= ALSO_SHARE * ranked[0][1] else None
+        top = max(family.values())
+        other = next((f for f in first if f != help_of(chosen or "")), None)
+        return first[other] if other is not None and family[other] >= ALSO_SHARE * top else None
 
 
 def semantic_screener(retriever, cache_dir: Path | None) -> Screener:
