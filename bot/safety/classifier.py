@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,10 +99,8 @@ class RiskModel:
             classes = tuple(self.classes[i] for i in kept)
             probs = all_probs[kept] / max(float(all_probs[kept].sum()), 1e-12)
         ranked = [(c, float(p)) for c, p in zip(classes, probs)]
-        family = {help_of(c): 0.0 for c in classes}
-        for c, p in ranked:
-            family[help_of(c)] += p
-        return sorted(ranked, key=lambda pair: (-family[help_of(pair[0])], -pair[1]))
+        share = {help_of(kind): p for kind, p in by_help(ranked)}
+        return sorted(ranked, key=lambda pair: (-share[help_of(pair[0])], -pair[1]))
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,6 +124,14 @@ class RiskModel:
 def help_of(kind: str) -> str:
     """Kinds that share one help share this name."""
     return "suicide" if kind in SUICIDE_SIGNALS else kind
+
+
+def by_help(ranked: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Each help's likeliest kind with the probability of all the kinds it serves, likeliest help first."""
+    shares: dict[str, list] = {}
+    for kind, p in sorted(ranked, key=lambda pair: -pair[1]):
+        shares.setdefault(help_of(kind), [kind, 0.0])[1] += p
+    return sorted(((kind, p) for kind, p in shares.values()), key=lambda pair: -pair[1])
 
 
 def _held_out(texts: list[str], vectors, labels, train_rows, test_rows) -> np.ndarray:

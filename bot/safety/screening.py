@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.safety.classifier import Embed, RiskModel, embedding_text, help_of
+from bot.safety.classifier import Embed, RiskModel, by_help, embedding_text, help_of
 from bot.safety.lexicon import LEVELS, Lexicon
 from corpus.text import fold
 from retrieval.understand.chat import normalize_chat
@@ -92,17 +92,9 @@ class Screener:
     def _also(self, text: str, vector: np.ndarray, chosen: str | None) -> str | None:
         """The likeliest kind of another help, when the meaning hesitates between it and the likeliest
         (ALSO_SHARE); kinds that share one help are weighed together."""
-        family: dict[str, float] = {}
-        first: dict[str, str] = {}
-        for k, p in self.model.kinds_of(text, vector):
-            if self.lexicon.level_of(k) != CONCERN:
-                family[help_of(k)] = family.get(help_of(k), 0.0) + p
-                first.setdefault(help_of(k), k)
-        if not family:
-            return None
-        top = max(family.values())
-        other = next((f for f in first if f != help_of(chosen or "")), None)
-        return first[other] if other is not None and family[other] >= ALSO_SHARE * top else None
+        helps = by_help((k, p) for k, p in self.model.kinds_of(text, vector) if self.lexicon.level_of(k) != CONCERN)
+        other = next(((k, p) for k, p in helps if help_of(k) != help_of(chosen or "")), None)
+        return other[0] if other is not None and other[1] >= ALSO_SHARE * helps[0][1] else None
 
 
 def semantic_screener(retriever, cache_dir: Path | None) -> Screener:
