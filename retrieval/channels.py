@@ -7,12 +7,15 @@ import numpy as np
 
 from retrieval.evidence import EvidenceSignals, faith_word_count
 from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.verbatim import quoted_runs
 from retrieval.understand.query import BOOK_TALK, QueryPlan
 
+NAMED_AROUND = 2  # verses each side of one naming the person that tell the same story ("lava-te no Jordão")
+
 
 class SearchChannels:
-    """Reads what `Retriever` holds: its Bible, lexical index, vector store, topics, params and caches."""
+    """Reads what `Retriever` holds: its Bible, lexical index, vector store, topics, people, params and caches."""
 
     def lexical_verbatim(self, plan: QueryPlan, scores: np.ndarray, dense: list[int], mask=None) -> list[int]:
         """Verses that hold a run of the message's words (``RUN`` in a row, articles aside, typed loosely): a
@@ -74,6 +77,25 @@ class SearchChannels:
         limit = self.params.candidates * 3 if mask is None else len(mask)
         ranking = self.topics.interleaved([list(c.topics) for c in plan.concepts], limit=limit)
         return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
+
+    def _named(self, plan: QueryPlan, scores: np.ndarray, mask) -> list[int]:
+        """A question about a story of someone the Bible names ("como Elias foi levado ao céu?", "como Gideão
+        escolheu os trezentos?"): the verses around those naming the person or place, by the question's BM25."""
+        people = self.knowledge.people
+        if people is None:
+            return []
+        words = [w for w in words_of(plan.text).split() if w not in STOPWORDS]
+        person = people.find(words)
+        place = people.named_in(words)
+        named = set(person.positions if person is not None else ()) | set(place[1] if place is not None else ())
+        if not named:
+            return []
+        verses = self.bible.verses
+        around = {q for p in named for q in range(max(0, p - NAMED_AROUND), min(len(verses), p + NAMED_AROUND + 1))
+                  if verses[q].chapter == verses[p].chapter and verses[q].book == verses[p].book
+                  and (mask is None or mask[q])}
+        found = sorted((p for p in around if scores[p] > 0), key=lambda p: (-scores[p], p))
+        return found[: self.params.candidates]
 
     def _meant_topics(self, vector, mask) -> list[int]:
         """Verses of the topics whose names are near the message in meaning (none without topic data)."""

@@ -55,6 +55,9 @@ class RetrievalParams:
     lexical_weight: float = 1.0
     dense_weight: float = 1.0
     topical_weight: float = 2.0
+    famous_weight: float = 1.0  # a quotation's nearest verses by how many readers voted for them
+    famous_pool: int = 20
+    named_weight: float = 2.0  # verses around those naming the person or place a story question names
     meaning_topics_weight: float = 1.0  # topics whose names are near the message in meaning (topic_meaning.py)
     expansion_weight: float = 0.6  # concepts' biblical vocabulary added to the lexical query
     equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
@@ -231,6 +234,9 @@ class Retriever(SearchChannels, HitSelection):
         else:
             channels = {"lexical": lexical, "dense": dense, "topical": topical}
             weights = {"lexical": p.lexical_weight, "dense": p.dense_weight, "topical": p.topical_weight}
+        if quote and self.topics is not None and p.famous_weight:  # memory keeps the verses most people know
+            near = list(dict.fromkeys([*lexical[:p.famous_pool], *dense[:p.famous_pool]]))
+            channels["famosos"], weights["famosos"] = self.topics.best_known(near, p.famous_pool), p.famous_weight
         need = None
         if recognised:
             need = self.pastoral.ranking(recognised, p.candidates)
@@ -244,6 +250,9 @@ class Retriever(SearchChannels, HitSelection):
         if not quote and not care and not (intent is not None and intent.name == SITUATION):
             if meant := self._meant_topics(vector, mask):
                 channels["temas"], weights["temas"] = meant, p.meaning_topics_weight
+        if not quote and not care and intent is not None and intent.name == KNOWLEDGE and plan.scope is None:
+            if named := self._named(plan, own_scores, mask):  # a story of someone the Bible names
+                channels["nomeados"], weights["nomeados"] = named, p.named_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))

@@ -147,6 +147,14 @@ def test_quotations_in_another_translations_words_find_their_verse_first(full, v
     assert full.search("cansados e oprimidos", k=5).ranked_ids()[0] == "MAT.11.28"
 
 
+@pytest.mark.parametrize("quotation, verse", [
+    ("entrega o teu caminho ao senhor", "PSA.37.5"), ("o senhor pelejara por vos e vos vos calareis", "EXO.14.14")])
+def test_a_verse_remembered_in_other_words_is_the_one_most_readers_know(full, quotation, verse):
+    """Among the verses near a quotation's words, the one readers voted for most comes first (the famous
+    channel: without it, PSA.37.5 came fifth, after EZK.33.17 and PSA.1.6)."""
+    assert full.search(quotation, k=5).ranked_ids()[0] == verse
+
+
 def test_long_chapters_and_whole_books(full):
     psalm = full.search("Salmo 119")
     assert psalm.status == "reference" and psalm.total == 176 and len(psalm.hits) == 176
@@ -247,7 +255,13 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("eis-me aqui, envia-me", None, "ISA.6.8"), ("o teu povo será o meu povo", None, "RUT.1.16"),
     # who someone was, though the question names a passage too; unless the passage is named by them
     ("quem foi Barnabé na igreja primitiva?", "pessoa", "ACT.4.36"),
-    ("quem era José de Arimateia?", "passagem", "MAT.27.57")])
+    ("quem era José de Arimateia?", "passagem", "MAT.27.57"),
+    # a story of someone the Bible names, though no passage is named: the verses around those naming them
+    ("como elias foi levado pro ceu", None, "2KI.2.11"),
+    ("como gideao escolheu os trezentos homens?", None, "JDG.7.7"),  # were verses on wisdom (Provérbios 8:12)
+    # "Boa" is a word before it is Boã; "profetas de Baal" are people, not the prophetic books
+    ("Boa noite! Sou catequista, quem foi Moisés?", "pessoa", "EXO.2.10"),
+    ("elias contra os profetas de baal no monte carmelo", "passagem", "1KI.18.16")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

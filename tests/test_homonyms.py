@@ -82,3 +82,17 @@ def test_tiago_said_alone_is_asked_about_from_the_theographic_data(people):
 def test_a_name_the_question_chooses_or_one_person_dominates_asks_nothing(people, question, person):
     assert people.homonyms(_said(question)) == []
     assert people.find(_said(question)).id == person
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("Boa noite. Sou catequista, quem foi Moisés?", "moses_2108"),  # "Boa" is a word before it is Boã
+    ("minha filha perguntou na escola quem foi golias", "goliath_1327"),  # "escola" is no misspelt Escol
+    ("e ela, quem foi? a Abigail", "abigail_26"),
+    ("quem foi Terá?", None),  # a name that is also a word, said alone, is still the person
+])
+def test_a_plain_word_that_is_also_a_name_gives_way_to_the_name_said(people, question, person):
+    found = people.find(_said(question))
+    assert found is not None
+    assert found.id == person if person else found.display == "Terá"
+    assert {"boa", "ela"} <= people.ordinary and "moises" not in people.ordinary
+

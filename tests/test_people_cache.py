@@ -19,6 +19,7 @@ def test_the_people_index_is_read_back_from_disk_until_its_data_changes(blivre, 
     again = people_cache.cached(data, blivre, sha, cache)
     assert again.people == built.people and again.events == built.events and again.names == built.names
     assert again.by_name == built.by_name and again.spelled == built.spelled
+    assert again.ordinary == built.ordinary and "boa" in again.ordinary
     assert again.homonyms(["tiago"]) == built.homonyms(["tiago"]) != []
     stored = json.loads((cache / people_cache.CACHE_NAME).read_text(encoding="utf-8"))
     assert stored["key"] == people_cache.key_of(data, sha)

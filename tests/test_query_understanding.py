@@ -34,6 +34,9 @@ def test_chat_shorthand(typed, plain):
     ("o que Jesus ensinou sobre o perdão?", "GOSPELS", None),
     ("nos evangelhos", "GOSPELS", None),
     ("o que os profetas dizem sobre justiça", "PROPHETS", None),
+    ("elias contra os profetas de baal no monte carmelo", None, None),  # prophets as people, not the books
+    ("o que a bíblia diz sobre falsos profetas?", None, None),
+    ("os filhos dos profetas e Eliseu", None, None),
     ("nos livros poéticos", "Poéticos", None),
     ("nos Salmos, algo sobre medo", "PSA", None),
     ("no livro de Jó", "JOB", None),

@@ -131,3 +131,14 @@ def test_hits_carry_neighbours_as_context_and_repeat_searches_hit_the_cache(retr
 def test_a_named_scope_without_evidence_is_not_widened(retriever):
     result = retriever.search("nos Salmos, como programar computadores em python?")
     assert result.status == "no_evidence" and result.hits == [] and result.scope.name == "PSA"
+
+
+def test_the_evaluation_tells_small_talk_from_a_greeting_that_asks_something(mini_retriever):
+    from retrieval.evaluation import evaluate
+
+    items = [{"kind": "smalltalk", "q": "oi, boa noite!"},
+             {"kind": "needs-answer", "q": "boa noite! o que Jesus disse sobre amar os inimigos?"},
+             {"kind": "needs-answer", "q": "oi, tudo bem?"}]  # labelled wrong on purpose: the check can fail
+    checks = evaluate(mini_retriever, items).checks
+    assert checks["conversa reconhecida"] == [1.0]
+    assert checks["pedido atendido"] == [1.0, 0.0]

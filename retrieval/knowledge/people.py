@@ -18,6 +18,8 @@ from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
 _IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{3,}\b")  # a lower-case word right after another word
+_ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{3,}\b")
+ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
@@ -79,6 +81,7 @@ class PeopleIndex:
         self.people = people
         self.names = names or {}  # proper names of places and peoples -> the verses that write them
         self.spelled: dict[str, str] = {}  # folded proper name -> as the corpus writes it
+        self.ordinary: frozenset[str] = frozenset()  # names that are plain words more often ("ela", "boa")
         self._chapter = chapter_of or []
         self.events = events
         self.by_name: dict[str, list[Person]] = {}
@@ -165,6 +168,11 @@ class PeopleIndex:
         index = cls(people, [e for e in events if e.positions], [(v.book, v.chapter) for v in bible.verses],
                     {w: tuple(ps) for w, ps in places.items() if len(ps) <= MAX_PLACE_VERSES})
         index.spelled = spelled
+        # a name the corpus writes more often as a plain word ("Ela", "Boã", "Tomé"/"tome") is only asked for when
+        # the question names nobody else ("Boa noite… quem foi Moisés?")
+        written = Counter(fold(w) for v in bible.verses for w in set(_ANY_LOWER.findall(v.text)))
+        index.ordinary = frozenset(n for n, found in index.by_name.items()
+                                   if written[n] >= ORDINARY_VERSES and written[n] > len(found[0].positions))
         return index
 
     def find(self, folded_words: list[str]) -> Person | None:
@@ -206,10 +214,14 @@ class PeopleIndex:
         return [(p, d) for d, p in described.items()] if len(described) > 1 else []
 
     def _candidates(self, folded_words: list[str]) -> list[Person]:
-        """Everyone called by the first name the question says, best known first."""
+        """Everyone called by the first name the question says, best known first: a name said as it is before
+        a plain word that is also a name ("boa"), and both before a word one letter off a name ("escola")."""
+        said = [w for w in folded_words if w in self.by_name]
+        named = next((w for w in said if w not in self.ordinary), said[0] if said else None)
+        if named is not None:
+            return self.by_name[named]
         for word in folded_words:
-            candidates = self.by_name.get(word) or self.by_name.get(self._spelling(word), ())
-            if candidates:
+            if candidates := self.by_name.get(self._spelling(word)):
                 return candidates
         return []
 

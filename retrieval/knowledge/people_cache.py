@@ -55,7 +55,7 @@ def as_json(index: PeopleIndex) -> dict:
                         [[title, positions] for title, positions in p.events], p.gender,
                         [list(r) for r in p.relatives], p.also] for p in index.people],
             "events": [[e.title, e.positions] for e in index.events],
-            "names": index.names, "spelled": index.spelled}
+            "names": index.names, "spelled": index.spelled, "ordinary": sorted(index.ordinary)}
 
 
 def from_json(data: dict, bible) -> PeopleIndex:
@@ -67,4 +67,5 @@ def from_json(data: dict, bible) -> PeopleIndex:
                         [(v.book, v.chapter) for v in bible.verses],
                         {word: tuple(ps) for word, ps in data["names"].items()})
     index.spelled = dict(data["spelled"])
+    index.ordinary = frozenset(data["ordinary"])
     return index

@@ -79,7 +79,9 @@ _GROUP_PHRASES = [
      lambda: group("Evangelhos", "GOSPELS")),
     (r"profetas maiores", lambda: group("Profetas Maiores")),
     (r"profetas menores", lambda: group("Profetas Menores")),
-    (r"(?:nos |os |dos |pelos )?(?:livros )?(?:profetas|profeticos)",
+    # the books, not prophets as people: "falsos profetas", "os profetas de Baal", "filhos dos profetas"
+    (r"(?<!falsos )(?<!filhos )(?<!filhos dos )(?:nos |os |dos |pelos )?(?:livros )?(?:profetas|profeticos)"
+     r"(?! (?:de|do|da|dos|das) (?!antigo|velho))",
      lambda: Scope("PROPHETS", "Profetas", group("Profetas Maiores").books | group("Profetas Menores").books)),
     (r"livros (?:poeticos|de sabedoria|sapienciais)|literatura sapiencial", lambda: group("Poéticos")),
     (r"pentateuco|livros da lei|tora|livros de moises", lambda: group("Lei")),
