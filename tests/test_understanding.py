@@ -99,6 +99,9 @@ tipo = "parabola"
     assert passages.find("perfeitos como o paizinho") is None  # a name is never stemmed into another word
     assert passages.find("o inimigo amou") is None  # the name's words in another order are no name
     assert passages.find("bebi agua sanitaria faz uns 10 min") is None  # a short word is only itself
+    # one word of the message between the name's words still names it; two do not
+    assert passages.find("o preguiçoso aprende sozinho com a formiga").name == "A formiga e o preguiçoso"
+    assert passages.find("o preguiçoso aprende sozinho devagar com a formiga") is None
 
 
 def test_a_broken_passage_file_names_the_entry(tmp_path):

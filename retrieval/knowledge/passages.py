@@ -185,10 +185,16 @@ class NamedPassages:
                      for w in words if w not in STOPWORDS and w not in FRAME and w not in ARTICLES)
 
     def _stem_found(self, words: list[str]) -> list[str]:
-        """Names whose content words the message says in order, in other forms of the same words."""
+        """Names whose content words the message says in order, in other forms of the same words, with at
+        most one word of its own between them ("Abraão ia sacrificar o filho Isaque": "sacrifício de Isaque")."""
         stems = self._stems(words)
-        return [self._stemmed[run] for n in range(min(MAX_STEMMED_PHRASE, len(stems)), 1, -1)
-                for i in range(len(stems) - n + 1) if (run := stems[i:i + n]) in self._stemmed]
+        found = []
+        for n in range(min(MAX_STEMMED_PHRASE, len(stems)), 1, -1):
+            for i in range(len(stems) - n + 1):
+                window = stems[i:i + n + 1]
+                runs = [window[:n]] + [window[:j] + window[j + 1:] for j in range(1, n) if len(window) > n]
+                found += [self._stemmed[run] for run in runs if run in self._stemmed]
+        return found
 
     def within(self, text: str, chapters: list[Reference]) -> NamedPassage | None:
         """The passage the message names inside a chapter it gives ("a mulher virtuosa, Provérbios 31")."""
