@@ -17,7 +17,7 @@ from corpus.references import find_references
 from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
-from retrieval.knowledge.questions import _ABOUT_SOMEONE
+from retrieval.knowledge.questions import _ABOUT_SOMEONE, _chat_rather_than_nothing
 from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
 from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
 from retrieval.results import OK
@@ -327,3 +327,14 @@ def test_a_short_question_about_the_bot_itself_is_small_talk_whatever_verses_hol
     assert talk.about_the_bot("Qual é o seu nome?") and talk.about_the_bot("você guarda minhas conversas?")
     assert not talk.about_the_bot("o que você pode me dizer sobre a fé?")  # capability words: the search decides
     assert not talk.about_the_bot("qual é o seu nome, perguntou Jesus ao homem que vivia nos sepulcros de Gadara")
+
+
+@pytest.mark.parametrize(("probabilities", "chat"), [
+    ({"smalltalk": 0.8, "teaching": 0.2}, True),
+    ({"smalltalk": 0.479, "offtopic": 0.477, "teaching": 0.044}, True),  # "dá pra mandar foto?"
+    ({"smalltalk": 0.417, "teaching": 0.383, "offtopic": 0.2}, False),  # "como encontrar paz interior?"
+])
+def test_unsure_small_talk_is_chat_only_when_the_other_reading_is_off_the_subject(probabilities, chat):
+    name = max(probabilities, key=probabilities.get)
+    assert _chat_rather_than_nothing(Intent(name, probabilities[name], probabilities)) is chat
+

@@ -11,7 +11,7 @@ from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import OK, REFERENCE, SearchResult
-from retrieval.understand.intent import KNOWLEDGE, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
+from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
 
 MAX_PASSAGE_VERSES = 200
 SMALLTALK_CONFIDENCE = 0.5
@@ -65,7 +65,7 @@ class Knowledge:
         theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
             len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
         who = asked_for is not None
-        if intent is not None and intent.name == SMALLTALK and intent.confidence >= SMALLTALK_CONFIDENCE \
+        if intent is not None and intent.name == SMALLTALK and _chat_rather_than_nothing(intent) \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
                 and not _THANKS_TO_GOD.search(said) and not retriever.verbatim.quoted(plan.text):
             # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted
@@ -142,3 +142,13 @@ class Knowledge:
             # for, unless the passage's title ("a sarça ardente") or "the psalm of..." is said
             return NAME_SHARE if CONTAINERS.intersection(words) or titled else 2.0
         return NAME_SHARE if len(words) > SHORT else 0.0
+
+
+def _chat_rather_than_nothing(intent: Intent) -> bool:
+    """Small talk surely, or small talk against off the subject only ("dá pra mandar foto?"): either way no
+    verse answers it, and a word about how the bot works answers better than "the Bible does not address it"."""
+    if intent.confidence >= SMALLTALK_CONFIDENCE:
+        return True
+    others = sorted(((p, name) for name, p in intent.probabilities.items() if name != SMALLTALK), reverse=True)
+    return bool(others) and others[0][1] == OFFTOPIC
+
