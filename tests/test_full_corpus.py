@@ -259,6 +259,7 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     # a story of someone the Bible names, though no passage is named: the verses around those naming them
     ("como elias foi levado pro ceu", None, "2KI.2.11"),
     ("como gideao escolheu os trezentos homens?", None, "JDG.7.7"),  # were verses on wisdom (Provérbios 8:12)
+    ("sansão morreu derrubando o templo dos filisteus? como foi", "passagem", None),  # a story, not a grief told
     # "Boa" is a word before it is Boã; "profetas de Baal" are people, not the prophetic books
     ("Boa noite! Sou catequista, quem foi Moisés?", "pessoa", "EXO.2.10"),
     ("elias contra os profetas de baal no monte carmelo", "passagem", "1KI.18.16")])
