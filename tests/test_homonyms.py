@@ -95,4 +95,3 @@ def test_a_plain_word_that_is_also_a_name_gives_way_to_the_name_said(people, que
     assert found is not None
     assert found.id == person if person else found.display == "Terá"
     assert {"boa", "ela"} <= people.ordinary and "moises" not in people.ordinary
-

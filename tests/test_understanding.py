@@ -337,4 +337,3 @@ def test_a_short_question_about_the_bot_itself_is_small_talk_whatever_verses_hol
 def test_unsure_small_talk_is_chat_only_when_the_other_reading_is_off_the_subject(probabilities, chat):
     name = max(probabilities, key=probabilities.get)
     assert _chat_rather_than_nothing(Intent(name, probabilities[name], probabilities)) is chat
-

@@ -151,4 +151,3 @@ def _chat_rather_than_nothing(intent: Intent) -> bool:
         return True
     others = sorted(((p, name) for name, p in intent.probabilities.items() if name != SMALLTALK), reverse=True)
     return bool(others) and others[0][1] == OFFTOPIC
-
