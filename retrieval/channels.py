@@ -79,8 +79,8 @@ class SearchChannels:
         return [p for p in ranking if mask is None or mask[p]][: self.params.candidates]
 
     def _named(self, plan: QueryPlan, scores: np.ndarray, mask) -> list[int]:
-        """A question about a story of someone the Bible names ("como Elias foi levado ao céu?", "como Gideão
-        escolheu os trezentos?"): the verses around those naming the person or place, by the question's BM25."""
+        """A question about a story of someone the Bible names ("como Elias foi levado ao céu?"): the verses
+        around those naming the person or place, by the question's BM25."""
         people = self.knowledge.people
         if people is None:
             return []
