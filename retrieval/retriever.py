@@ -18,6 +18,7 @@ from retrieval.index.embedders import Embedder
 from retrieval.index.lexical import LexicalIndex
 from retrieval.index.manifest import Manifest
 from retrieval.index.store import VectorStore
+from retrieval.knowledge import stories
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
 from retrieval.knowledge.verbatim import VerbatimIndex
@@ -29,6 +30,7 @@ from retrieval.understand.intent import (
     OFFTOPIC,
     QUOTATION,
     SITUATION,
+    SMALLTALK,
     TEACHING,
     Intent,
     IntentModel,
@@ -58,6 +60,7 @@ class RetrievalParams:
     famous_weight: float = 1.0  # a quotation's nearest verses by how many readers voted for them
     famous_pool: int = 20
     named_weight: float = 2.0  # verses around those naming the person or place a story question names
+    story_weight: float = 2.0  # the verses of the named passage a story question tells in its own words
     meaning_topics_weight: float = 1.0  # topics whose names are near the message in meaning (topic_meaning.py)
     expansion_weight: float = 0.6  # concepts' biblical vocabulary added to the lexical query
     equivalents_weight: float = 0.9  # another translation's word, relative to the question's own word
@@ -106,6 +109,7 @@ class Retriever(SearchChannels, HitSelection):
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.relevance = None  # the learned order of a question's candidates (retrieval/relevance/), if trained
         self.relevance_problem = ""  # why it is off, when it is (shown in the status)
+        self.stories = None  # named passages by meaning (retrieval/knowledge/stories.py), with the verse vectors
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -223,7 +227,7 @@ class Retriever(SearchChannels, HitSelection):
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         # a life told is never turned away
-        if not recognised and not verbatim and not self._evidence(signals, intent, plan):
+        if not recognised and not verbatim and not self._evidence(signals, intent, plan, vector):
             return Fusion([], {}, similarity, None, [], [], signals, vector, teaching, quote, turned_away=True)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
@@ -256,6 +260,8 @@ class Retriever(SearchChannels, HitSelection):
         if not quote and not care and intent is not None and intent.name == KNOWLEDGE and plan.scope is None:
             if named := self._named(plan, own_scores, mask):  # a story of someone the Bible names
                 channels["nomeados"], weights["nomeados"] = named, p.named_weight
+        if told := self._story(plan, intent, vector, care, bool(verbatim), mask):  # a story in its own words
+            channels["historias"], weights["historias"] = told, p.story_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
@@ -269,7 +275,20 @@ class Retriever(SearchChannels, HitSelection):
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
                       care=care, intent=intent, lexical_scores=own_scores)
 
-    def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None) -> bool:
+    def _story(self, plan: QueryPlan, intent: Intent | None, vector, care: bool, verbatim: bool, mask) -> list[int]:
+        """The verses of the named passage nearest the message in meaning ("a cobra que enganou a mulher no
+        jardim"): when it asks about Scripture, or when (no teaching, no life cared for) it comes very near one.
+        The passage's verses come nearest the message first; with two passages as near, one of each in turn."""
+        if self.stories is None or intent is None or care or verbatim or plan.quoted or plan.scope is not None \
+                or intent.name in (SMALLTALK, OFFTOPIC, TEACHING):
+            return []
+        rows, nearness = self.stories.about(vector)
+        if not rows or intent.name != KNOWLEDGE and nearness < stories.SURE:  # a quotation is one verse: surely
+            return []
+        return self.stories.verses(rows, vector, mask, self.params.candidates)
+
+    def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
+                  vector=None) -> bool:
         """The evidence floor, with the intent as one more signal: a question clearly off the subject
         (a bus timetable, income tax) is turned away, and a clear question about Scripture whose words one
         verse holds ("pérolas aos porcos") is not, nor a life clearly told when the judges' memory can answer it."""
@@ -278,6 +297,10 @@ class Retriever(SearchChannels, HitSelection):
             return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
             return True
+        if intent is not None and intent.name in (QUOTATION, KNOWLEDGE) and self.stories is not None \
+                and vector is not None and plan is not None and plan.scope is None \
+                and self.stories.about(vector)[1] >= stories.SURE:
+            return True  # a story, or a passage's best-known verse, in other words: "no princípio era o verbo"
         if intent is not None and intent.name == KNOWLEDGE and signals.lexical_best >= 2 and plan is not None \
                 and self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split()):
             return True  # a story of someone in Scripture ("como Davi fugiu de Saul"), whatever its distance in meaning

@@ -131,7 +131,28 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if topics is not None:
         with stage("ranqueador de relevância"):
             retriever.relevance, retriever.relevance_problem = _relevance(config, retriever)
+    with stage("passagens pelo sentido"):
+        retriever.stories = _stories(config, retriever)
     return retriever
+
+
+def _stories(config: IndexConfig, retriever):
+    """Named passages by meaning, or None (said in the log) when the index's verse vectors cannot be read."""
+    from retrieval.aptness.memory import VerseVectors
+    from retrieval.knowledge.stories import StoryMeanings
+    from retrieval.understand.topic_meaning import read_frames
+
+    if retriever.knowledge.passages is None:
+        return None
+    directory = config.intent_model_dir or config.index_dir / "understanding"
+    slug = retriever.embedder.identity.slug
+    try:
+        verses = VerseVectors.of_index(retriever.bible, slug, config.index_dir, directory)
+    except (OSError, ValueError) as error:
+        log.warning("passagens pelo sentido desativadas: %s", error)
+        return None
+    return StoryMeanings.cached(retriever.knowledge.passages, retriever.bible, verses, retriever.embedder.embed,
+                                slug, directory, read_frames())
 
 
 def _relevance(config: IndexConfig, retriever):

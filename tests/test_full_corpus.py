@@ -263,7 +263,13 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("sansão morreu derrubando o templo dos filisteus? como foi", "passagem", None),  # a story, not a grief told
     # "Boa" is a word before it is Boã; "profetas de Baal" are people, not the prophetic books
     ("Boa noite! Sou catequista, quem foi Moisés?", "pessoa", "EXO.2.10"),
-    ("elias contra os profetas de baal no monte carmelo", "passagem", "1KI.18.16")])
+    ("elias contra os profetas de baal no monte carmelo", "passagem", "1KI.18.16"),
+    # a story told in its own words reaches its passage by meaning (were Matthew 24:17, "no telhado")
+    ("a mulher que escondeu os espias no telhado", None, "JOS.2.4"),
+    # a passage's best-known verse in another translation's words (was "nothing found": Livre says "a Palavra")
+    ("no princípio era o verbo", None, "JHN.1.1"),
+    # the book a memory guesses is no place to look (was Proverbs, read as care)
+    ("o senhor é o meu pastor, nada me faltará, acho que é de provérbios", None, "PSA.23.1")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

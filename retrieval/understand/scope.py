@@ -116,6 +116,22 @@ _BOOK_ALONE = re.compile(rf"^\W*(?P<name>{_NAMES_NOT_JO})\W*$")  # only a book's
 _JOB_SPEAKS = re.compile(r"\b(?P<name>jó)(?:" + _SPEAKS + r"|\W*$)")  # with its accent Jó is never João's "Jo"
 
 
+# a book guessed, not chosen: "acho que é de Salmos", "é de Romanos?", "é em Isaías, né?", "não sei se é de Jó"
+_HEDGED = re.compile(r"\b(?:acho (?:que|q)|sera (?:que|q)|nao sei se|talvez|se nao me engano|creio (?:que|q))"
+                     r"(?: (?:e|eh|seja|fica|ta|esta|era))? $")
+_ASKED_IS = re.compile(r"\b(?:e|eh|fica|ta) $")  # "… é de Romanos?": a guess when a question or "né" follows
+_ASKED_AFTER = re.compile(r"^\W*(?:\?|,? ?(?:ne|neh|nao|certo|acho|sera)\b)")
+
+
+def guessed(folded: str, match: re.Match) -> bool:
+    """The book is the person's guess of where a verse is ("acho que é de Salmos", "é de Romanos?")."""
+    before = folded[:match.start()]
+    before = before if before.endswith(" ") else before + " "
+    if _HEDGED.search(before):
+        return True
+    return bool(_ASKED_IS.search(before) and _ASKED_AFTER.search(folded[match.end():]))
+
+
 def detect_scope(text: str) -> tuple[Scope | None, str]:
     """The scope a question names, and the question without those words."""
     normal = normalize(text)
@@ -131,6 +147,8 @@ def detect_scope(text: str) -> tuple[Scope | None, str]:
     for pattern in (_BOOK, _PLURAL_BOOKS, _BOOK_SPEAKS, _BOOK_ALONE):
         match = pattern.search(folded)
         if match:
+            if guessed(folded, match):  # "…, acho que é de Salmos": memory's guess, no place to look
+                return None, _cut(normal, match.span())
             return book(_FULL_NAMES[match.group("name")]), _cut(normal, match.span())
     match = _ASKED_KIND.search(folded)
     if match:

@@ -1,0 +1,104 @@
+"""Named passages by meaning: the blend and the floor as pure functions, then the real embedder on the mini Bible."""
+
+import numpy as np
+import pytest
+
+from corpus.bible import load
+from retrieval.aptness.memory import VerseVectors
+from retrieval.knowledge.passages import NamedPassages
+from retrieval.knowledge.stories import StoryMeanings, meanings, nearest
+from retrieval.understand.topic_meaning import read_frames
+
+PASSAGES = """
+[[passagem]]
+nome = "O Salmo do pastor"
+variantes = ["o senhor e meu pastor", "salmo do bom pastor"]
+trecho = "Salmos 23"
+tipo = "salmo"
+
+[[passagem]]
+nome = "A formiga e o preguiçoso"
+variantes = ["vai ter com a formiga"]
+trecho = "Provérbios 6:1-2"
+tipo = "texto"
+
+[[passagem]]
+nome = "Amai os inimigos"
+variantes = ["amar os inimigos", "orar por quem nos persegue"]
+trecho = "Mateus 5:2"
+tipo = "sermao"
+"""
+
+
+def test_a_passage_means_its_names_more_than_its_verses_and_stays_a_unit_vector():
+    names = np.array([[1.0, 0.0], [0.0, 2.0]])
+    verses = np.array([[0.0, 3.0], [0.0, 1.0]])
+    blended = meanings(names, verses, name_share=0.7)
+    assert np.allclose(np.linalg.norm(blended, axis=1), 1.0)
+    assert blended[0, 0] > blended[0, 1] > 0  # mostly its name, a little its verses
+    assert np.allclose(blended[1], [0.0, 1.0])  # name and verses agree
+
+
+def test_only_a_passage_near_enough_and_nearer_than_a_bare_question_is_told():
+    frames = np.array([0.1, 0.1, 0.1])
+    assert nearest(np.array([0.2, 0.55, 0.5]), frames, floor=0.4, margin=0.05, tie=0.03) == [1]
+    assert nearest(np.array([0.2, 0.55, 0.53]), frames, floor=0.4, margin=0.05, tie=0.03) == [1, 2]  # as near
+    assert nearest(np.array([0.2, 0.35, 0.3]), frames, floor=0.4, margin=0.05) == []
+    # the Bereans "examined the Scriptures": as near "o que a Bíblia diz?" as the message, so never told
+    assert nearest(np.array([0.2, 0.55, 0.5]), np.array([0.1, 0.52, 0.1]), floor=0.4, margin=0.05) == [2]
+    assert nearest(np.array([]), np.array([]), floor=0.4) == []
+
+
+@pytest.fixture(scope="module")
+def stories(tmp_path_factory, use_embedder):
+    from tests.conftest import mini_usfx
+
+    root = tmp_path_factory.mktemp("stories")
+    (root / "mini.usfx.xml").write_text(mini_usfx(), encoding="utf-8")
+    (root / "passages.toml").write_text(PASSAGES, encoding="utf-8")
+    bible = load(root / "mini.usfx.xml")
+    passages = NamedPassages.load(bible, root / "passages.toml")
+    verses = VerseVectors(use_embedder.embed([v.text for v in bible.verses]))
+    return bible, passages, verses
+
+
+def test_a_story_told_in_other_words_reaches_its_passage_and_its_verses_nearest_first(stories, use_embedder):
+    bible, passages, verses = stories
+    meaning = StoryMeanings.build(passages, bible, verses, use_embedder.embed, read_frames())
+
+    def told(text):
+        rows, _ = meaning.about(use_embedder.embed([text])[0])
+        return meaning.names[rows[0]] if rows else None
+
+    assert told("a história da formiga que ensina o preguiçoso") == "A formiga e o preguiçoso"
+    assert told("jesus mandou amar quem nos odeia") == "Amai os inimigos"
+    assert told("o salmo que diz que Deus é como um pastor") == "O Salmo do pastor"
+    assert told("qual o preço da gasolina hoje?") is None
+    vector = use_embedder.embed(["o preguiçoso que dorme e perde a colheita"])[0]
+    row = meaning.names.index("A formiga e o preguiçoso")
+    first = meaning.verses([row], vector, None, 5)
+    assert [bible.verses[p].id for p in first] == ["PRO.6.2", "PRO.6.1"]
+    mask = np.zeros(len(bible.verses), dtype=bool)
+    mask[first[1]] = True
+    assert meaning.verses([row], vector, mask, 5) == [first[1]]  # a scope keeps only its own verses
+    both = meaning.verses([row, meaning.names.index("Amai os inimigos")], vector, None, 5)
+    assert [bible.verses[p].id for p in both] == ["PRO.6.2", "MAT.5.2", "PRO.6.1"]  # one of each in turn
+
+
+def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(stories, use_embedder, tmp_path):
+    bible, passages, verses = stories
+    calls = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return use_embedder.embed(texts)
+
+    frames = ["o que a bíblia diz sobre isso?"]
+    first = StoryMeanings.cached(passages, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
+    again = StoryMeanings.cached(passages, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
+    assert calls == [3, 1] and np.allclose(first.vectors, again.vectors)
+    assert np.allclose(first.frame_similarity, again.frame_similarity)
+    changed = NamedPassages(passages.passages[:2], {k: v for k, v in passages.phrases.items()
+                                                    if v in passages.passages[:2]})
+    StoryMeanings.cached(changed, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
+    assert calls == [3, 1, 2, 1]
