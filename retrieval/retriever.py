@@ -207,8 +207,9 @@ class Retriever(SearchChannels, HitSelection):
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for
             recognised = []
-        if recognised and intent is not None and intent.name == KNOWLEDGE and intent.confidence >= INTENT_SURE \
-                and self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split()):
+        if recognised and intent is not None and intent.name == KNOWLEDGE and intent.confidence >= INTENT_SURE and (
+                self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split())
+                or self.stories is not None and self.stories.about(vector)[0]):
             recognised = []  # "Sansão morreu derrubando o templo? como foi": a story asked about, not a grief told
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]

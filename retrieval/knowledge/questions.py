@@ -62,8 +62,8 @@ class Knowledge:
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
         content = [w for w in words if w not in STOPWORDS]
-        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (
-            len(content) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "graça e paz!" greets
+        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (  # "graça e paz!" greets,
+            len(words) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "vc é de qual igreja?" asks
         who = asked_for is not None
         if intent is not None and intent.name == SMALLTALK and _chat_rather_than_nothing(intent) \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
