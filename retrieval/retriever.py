@@ -36,7 +36,7 @@ from retrieval.understand.intent import (
     IntentModel,
     embedding_text,
 )
-from retrieval.understand.message import asks_for_teaching
+from retrieval.understand.message import after_opener, asks_for_teaching, names_scripture_or_prayer
 from retrieval.understand.pastoral import PastoralReader
 from retrieval.understand.query import QueryPlan, plan_query
 from retrieval.understand.scope import Scope
@@ -47,6 +47,7 @@ from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
+REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
 LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 
@@ -145,6 +146,7 @@ class Retriever(SearchChannels, HitSelection):
     def _understood(self, plan: QueryPlan, k: int, exclude: str | None = None) -> SearchResult:
         """Small talk, a named passage or a person first; the hybrid search for everything else."""
         intent = self.understand(plan.original)
+        plan, intent = self._request_after_small_talk(plan, intent)
         if plan.original.strip() and not plan.text.strip():  # "kkk", "👍", "...": nothing to search, a reply
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa",
                                 intent=intent.as_dict() if intent is not None else None)
@@ -153,6 +155,21 @@ class Retriever(SearchChannels, HitSelection):
             return answered
         result = self._hybrid(plan, k, intent, exclude)
         return replace(result, intent=intent.as_dict()) if intent is not None else result
+
+    def _request_after_small_talk(self, plan: QueryPlan, intent: Intent | None) -> tuple[QueryPlan, Intent | None]:
+        """A greeting or thanks before a request ("obg! tem alguma oração pra antes de viajar?"): the request,
+        when the message as a whole reads as small talk and what follows its first clause surely does not, or
+        asks for a verse or a prayer without surely being small talk itself."""
+        if intent is None or intent.name != SMALLTALK or (rest := after_opener(plan.original)) is None:
+            return plan, intent
+        asked = self.understand(rest)
+        if asked is None:
+            return plan, intent
+        sure = asked.confidence >= REQUEST_SURE
+        request = asked.name not in (SMALLTALK, OFFTOPIC) and sure
+        if not request and not (names_scripture_or_prayer(rest) and not (asked.name == SMALLTALK and sure)):
+            return plan, intent
+        return plan_query(rest, self.thesaurus, plan.scope), asked
 
     def embed_query(self, text: str) -> np.ndarray:
         vector = self.embedding_cache.get(text)

@@ -272,7 +272,8 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("o senhor é o meu pastor, nada me faltará, acho que é de provérbios", None, "PSA.23.1"),
     # a sure question about a story is no life told, though its words are a teacher's (were verses on work)
     ("na célula vamos estudar a história de quando Jesus menino ficou no templo, onde fica?", None, "LUK.2.43"),
-    ("vc é de qual igreja?", "conversa", None)])  # a question to the bot: one word of a theme in a sentence
+    ("vc é de qual igreja?", "conversa", None),  # a question to the bot: one word of a theme in a sentence
+    ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8")])  # thanks, then a request (was small talk)
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

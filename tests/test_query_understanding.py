@@ -3,6 +3,7 @@
 import pytest
 
 from retrieval.understand.chat import normalize_chat
+from retrieval.understand.message import after_opener
 from retrieval.understand.query import plan_query
 from retrieval.understand.scope import detect_scope, named
 from retrieval.understand.thesaurus import Equivalences, Thesaurus, parse_table
@@ -161,3 +162,16 @@ def test_other_translations_words_for_hesed_and_thanks():
     alternatives = dict((g[0], g[1:]) for g in Equivalences().alternatives("a sua misericórdia dura para sempre"))
     assert {"bondade", "benignidade"} <= set(alternatives["misericordia"])
     assert any("agradecei" in g for g in Equivalences().alternatives("rendei graças ao Senhor"))
+
+
+@pytest.mark.parametrize(("message", "rest"), [
+    ("obg! tem alguma oração pra fazer antes de viajar?", "tem alguma oração pra fazer antes de viajar?"),
+    ("brigadão, e tem algum versículo sobre perdão?", "e tem algum versículo sobre perdão?"),
+    ("oi pastor bom dia, meu filho tá usando drogas", "meu filho tá usando drogas"),
+    ("bom dia pastor, tudo bem?", None),  # nothing of substance after the greeting
+    ("amém, obrigada", None),
+    ("até amanhã se Deus quiser", None),  # one clause
+    ("meu marido saiu de casa ontem e levou as crianças, não sei o que fazer", None),  # no greeting: too long
+])
+def test_what_follows_a_greeting_or_thanks(message, rest):
+    assert after_opener(message) == rest

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from corpus.text import fold, normalize
+from retrieval.index.lexical import STOPWORDS
 
 # A question that asks for the teaching itself ("o que a Bíblia diz sobre divórcio?") keeps the
 # topical ranking: the person asked for that teaching, not for care.
@@ -31,6 +32,11 @@ _TASK = re.compile(
 
 
 _SCRIPTURE_OR_PRAYER = re.compile(r"\b(?:versicul|passage|biblia|salmo|escritura|palavra de deus|oracao|orar|ore\b)")
+
+
+def names_scripture_or_prayer(text: str) -> bool:
+    """The message speaks of a verse, a psalm, the Bible or a prayer."""
+    return bool(_SCRIPTURE_OR_PRAYER.search(fold(normalize(text))))
 
 
 def asks_for_task(text: str) -> bool:
@@ -61,3 +67,20 @@ def _negated(folded: str, match: re.Match) -> bool:
     if match.group(0).split()[0] in _NEGATIONS:
         return False
     return bool(_NEGATIONS.intersection(folded[: match.start()].split()[-1:]))
+
+
+# a greeting, thanks or reaction before the request: "obg! tem alguma oração pra antes de viajar?",
+# "brigadão, e tem algum versículo sobre perdão?"
+_OPENER = re.compile(r"^\s*(?P<opener>[^,!.?;:\n]{1,40}?)\s*(?:[,!.?;:\n]+|\s[-–—]\s)\s*(?P<rest>\S.*)$", re.S)
+OPENER_WORDS = 4  # an opener longer than this is no greeting: it is part of what is said
+REQUEST_WORDS = 3  # words of substance the rest must say to be a request of its own
+
+
+def after_opener(text: str) -> str | None:
+    """What a message says after a short first clause (its possible greeting or thanks), if it says enough."""
+    match = _OPENER.match(text)
+    if match is None or len(match.group("opener").split()) > OPENER_WORDS:
+        return None
+    rest = match.group("rest").strip()
+    substance = [w for w in re.findall(r"\w+", fold(rest)) if w not in STOPWORDS and len(w) > 2]
+    return rest if len(substance) >= REQUEST_WORDS else None
