@@ -102,3 +102,15 @@ def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(
                                                     if v in passages.passages[:2]})
     StoryMeanings.cached(changed, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
     assert calls == [3, 1, 2, 1]
+
+
+def test_a_cache_that_cannot_be_written_is_said_and_nothing_half_written_stays(tmp_path, caplog):
+    from retrieval.arrays import save_arrays
+
+    assert save_arrays(tmp_path / "a" / "x.npz", "os vetores", v=np.ones(3))
+    assert np.allclose(np.load(tmp_path / "a" / "x.npz")["v"], 1.0)
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert not save_arrays(blocked / "x.npz", "os vetores", v=np.ones(3))
+    assert "não foi possível guardar os vetores" in caplog.text
+    assert not list(tmp_path.glob("**/*.tmp.npz"))

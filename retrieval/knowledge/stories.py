@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.references import verses_of
+from retrieval.arrays import save_arrays
 from retrieval.knowledge.passages import NamedPassages
 
 log = logging.getLogger(__name__)
@@ -101,13 +101,8 @@ class StoryMeanings:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
         stories = cls.build(passages, bible, verse_vectors, embed, frames)
         if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-                np.savez(tmp, vectors=stories.vectors, frame_similarity=stories.frame_similarity)
-                tmp.replace(path)
-            except OSError as error:
-                log.warning("não foi possível guardar as passagens pelo sentido em %s: %s", path, error)
+            save_arrays(path, "as passagens pelo sentido", vectors=stories.vectors,
+                        frame_similarity=stories.frame_similarity)
         return stories
 
     def about(self, vector: np.ndarray) -> tuple[list[int], float]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from retrieval.arrays import save_arrays
 from retrieval.understand.topics import TopicIndex
 
 log = logging.getLogger(__name__)
@@ -95,13 +95,8 @@ class TopicMeanings:
                 log.warning("nomes de tópicos em cache ilegíveis (%s): refeitos", error)
         meanings = cls.build(topics, embed, frames)
         if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-                np.savez(tmp, vectors=meanings.vectors, frame_similarity=meanings.frame_similarity)
-                tmp.replace(path)
-            except OSError as error:
-                log.warning("não foi possível guardar os nomes de tópicos em %s: %s", path, error)
+            save_arrays(path, "os nomes de tópicos", vectors=meanings.vectors,
+                        frame_similarity=meanings.frame_similarity)
         return meanings
 
     def about(self, vector: np.ndarray) -> list[tuple[str, float]]:
