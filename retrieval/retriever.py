@@ -224,9 +224,10 @@ class Retriever(SearchChannels, HitSelection):
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for
             recognised = []
+        story = self.stories.about(vector) if self.stories is not None else ([], 0.0)  # a Bible story it tells
         if recognised and intent is not None and intent.name == KNOWLEDGE and intent.confidence >= INTENT_SURE and (
                 self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split())
-                or self.stories is not None and self.stories.about(vector)[0]):
+                or story[0]):
             recognised = []  # "Sansão morreu derrubando o templo? como foi": a story asked about, not a grief told
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]
@@ -245,7 +246,7 @@ class Retriever(SearchChannels, HitSelection):
             intent is not None and intent.name == QUOTATION
             and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
         # a life told is never turned away
-        if not recognised and not verbatim and not self._evidence(signals, intent, plan, vector):
+        if not recognised and not verbatim and not self._evidence(signals, intent, plan, story[1]):
             return Fusion([], {}, similarity, None, [], [], signals, vector, teaching, quote, turned_away=True)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
@@ -278,7 +279,7 @@ class Retriever(SearchChannels, HitSelection):
         if not quote and not care and intent is not None and intent.name == KNOWLEDGE and plan.scope is None:
             if named := self._named(plan, own_scores, mask):  # a story of someone the Bible names
                 channels["nomeados"], weights["nomeados"] = named, p.named_weight
-        if told := self._story(plan, intent, vector, care, bool(verbatim), mask):  # a story in its own words
+        if told := self._story(plan, intent, vector, story, care, bool(verbatim), mask):  # in its own words
             channels["historias"], weights["historias"] = told, p.story_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
@@ -293,20 +294,21 @@ class Retriever(SearchChannels, HitSelection):
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
                       care=care, intent=intent, lexical_scores=own_scores)
 
-    def _story(self, plan: QueryPlan, intent: Intent | None, vector, care: bool, verbatim: bool, mask) -> list[int]:
+    def _story(self, plan: QueryPlan, intent: Intent | None, vector, story: tuple[list[int], float], care: bool,
+               verbatim: bool, mask) -> list[int]:
         """The verses of the named passage nearest the message in meaning ("a cobra que enganou a mulher no
         jardim"): when it asks about Scripture, or when (no teaching, no life cared for) it comes very near one.
         The passage's verses come nearest the message first; with two passages as near, one of each in turn."""
         if self.stories is None or intent is None or care or verbatim or plan.quoted or plan.scope is not None \
                 or intent.name in (SMALLTALK, OFFTOPIC, TEACHING):
             return []
-        rows, nearness = self.stories.about(vector)
+        rows, nearness = story
         if not rows or intent.name != KNOWLEDGE and nearness < stories.SURE:  # a quotation is one verse: surely
             return []
         return self.stories.verses(rows, vector, mask, self.params.candidates)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
-                  vector=None) -> bool:
+                  story_nearness: float = 0.0) -> bool:
         """The evidence floor, with the intent as one more signal: a question clearly off the subject
         (a bus timetable, income tax) is turned away, and a clear question about Scripture whose words one
         verse holds ("pérolas aos porcos") is not, nor a life clearly told when the judges' memory can answer it."""
@@ -315,9 +317,8 @@ class Retriever(SearchChannels, HitSelection):
             return 3 <= signals.lexical_terms <= signals.lexical_best
         if sure and intent.name in (QUOTATION, TEACHING, KNOWLEDGE) and signals.lexical_best >= 2:
             return True
-        if intent is not None and intent.name in (QUOTATION, KNOWLEDGE) and self.stories is not None \
-                and vector is not None and plan is not None and plan.scope is None \
-                and self.stories.about(vector)[1] >= stories.SURE:
+        if intent is not None and intent.name in (QUOTATION, KNOWLEDGE) and plan is not None \
+                and plan.scope is None and story_nearness >= stories.SURE:
             return True  # a story, or a passage's best-known verse, in other words: "no princípio era o verbo"
         if intent is not None and intent.name == KNOWLEDGE and signals.lexical_best >= 2 and plan is not None \
                 and self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split()):

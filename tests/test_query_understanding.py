@@ -64,7 +64,7 @@ def test_chat_shorthand(typed, plain):
     # a book guessed from memory is no place to look: the verse may be elsewhere
     ("tudo posso naquele que me fortalece, é de salmos né?", None, None),
     ("o amor é paciente, o amor é bondoso. Acho que é em Efésios, qual é?", None, None),
-    ("se confessarmos os nossos pecados ele é fiel, é de romanos?", None, None),
+    ("aquele de confessar e ser perdoado, é de romanos?", None, None),
     ("não sei se é de provérbios, mas fala do cordão de três dobras", None, None),
     ("o que é dito em Romanos sobre a lei?", "ROM", None),
     ("em Isaías, acho que tem algo sobre consolo", "ISA", None),

@@ -8,6 +8,7 @@ from retrieval.aptness.memory import VerseVectors
 from retrieval.knowledge.passages import NamedPassages
 from retrieval.knowledge.stories import StoryMeanings, meanings, nearest
 from retrieval.understand.topic_meaning import read_frames
+from tests.conftest import write
 
 PASSAGES = """
 [[passagem]]
@@ -49,17 +50,11 @@ def test_only_a_passage_near_enough_and_nearer_than_a_bare_question_is_told():
     assert nearest(np.array([]), np.array([]), floor=0.4) == []
 
 
-@pytest.fixture(scope="module")
-def stories(tmp_path_factory, use_embedder):
-    from tests.conftest import mini_usfx
-
-    root = tmp_path_factory.mktemp("stories")
-    (root / "mini.usfx.xml").write_text(mini_usfx(), encoding="utf-8")
-    (root / "passages.toml").write_text(PASSAGES, encoding="utf-8")
-    bible = load(root / "mini.usfx.xml")
-    passages = NamedPassages.load(bible, root / "passages.toml")
-    verses = VerseVectors(use_embedder.embed([v.text for v in bible.verses]))
-    return bible, passages, verses
+@pytest.fixture()
+def stories(tmp_path, mini_index, use_embedder):
+    bible = load(mini_index.corpus_path)
+    passages = NamedPassages.load(bible, write(tmp_path, "passages.toml", PASSAGES))
+    return bible, passages, VerseVectors(use_embedder.embed([v.text for v in bible.verses]))
 
 
 def test_a_story_told_in_other_words_reaches_its_passage_and_its_verses_nearest_first(stories, use_embedder):

@@ -68,12 +68,15 @@ class StoryMeanings:
         names = [p.name for p in passages.passages]
         return names, ["; ".join([name, *called.get(name, [])[:NAMES_PER_PASSAGE - 1]]) for name in names]
 
+    @staticmethod
+    def positions_of(passages: NamedPassages, bible) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(bible.position(*v.key) for v in verses_of(p.reference, bible)) for p in passages.passages)
+
     @classmethod
-    def build(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed,
-              frames: Sequence[str] = ()) -> StoryMeanings:
+    def build(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, frames: Sequence[str] = (),
+              positions: tuple[tuple[int, ...], ...] | None = None) -> StoryMeanings:
         names, called = cls.texts(passages)
-        positions = tuple(tuple(bible.position(*v.key) for v in verses_of(p.reference, bible))
-                          for p in passages.passages)
+        positions = positions if positions is not None else cls.positions_of(passages, bible)
         means = np.vstack([_unit(np.asarray(verse_vectors[list(ps)], np.float32)).mean(axis=0) for ps in positions])
         vectors = meanings(embed(called), means)
         frame_similarity = (vectors @ _unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
@@ -89,8 +92,7 @@ class StoryMeanings:
                               *(repr(p.reference) for p in passages.passages), "", *frames])
         key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
         path = Path(directory) / f"story-meanings-{key}.npz" if directory is not None else None
-        positions = tuple(tuple(bible.position(*v.key) for v in verses_of(p.reference, bible))
-                          for p in passages.passages)
+        positions = cls.positions_of(passages, bible)
         if path is not None and path.exists():
             try:
                 with np.load(path, allow_pickle=False) as data:
@@ -99,7 +101,7 @@ class StoryMeanings:
                     return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors)
             except (OSError, ValueError, KeyError) as error:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
-        stories = cls.build(passages, bible, verse_vectors, embed, frames)
+        stories = cls.build(passages, bible, verse_vectors, embed, frames, positions)
         if path is not None:
             save_arrays(path, "as passagens pelo sentido", vectors=stories.vectors,
                         frame_similarity=stories.frame_similarity)
