@@ -70,6 +70,7 @@ class RetrievalParams:
     need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
     memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness/memory.py)
     memory_candidates: int = 30
+    life_in_question: float = 0.3  # a question this likely to tell a life gets the harm veto for its teller
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
 
@@ -204,6 +205,10 @@ class Retriever(SearchChannels, HitSelection):
                 fused, unfit = self.aptness.rerank(plan.text, fusion, self)
         elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
             fused = self.relevance.rerank(plan, fusion)
+        if fusion.teaching and fusion.intent is not None and self.aptness is not None and \
+                self.aptness.model is not None and \
+                fusion.intent.probabilities.get(SITUATION, 0.0) >= self.params.life_in_question:
+            unfit = self.aptness.unfit(fusion)  # a question inside a life told: nothing that wounds the teller
         guarded = not fusion.teaching and not fusion.quote and self.tones is not None
         # a tone the question names is what it asks for, unless a suffering person is telling their life
         asked = self.tones.named_in(plan.text) if guarded and not fusion.recognised else frozenset()

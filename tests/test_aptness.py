@@ -59,6 +59,16 @@ def test_a_verse_judged_tone_deaf_for_a_close_message_is_remembered_as_harm():
     assert left_out[0, same_harm] == 0.0
 
 
+
+def test_the_harm_share_depends_on_the_reader_not_only_the_verse():
+    # verse 1 wounds the hungry and helps the grieving: its harm share follows the message, not the verse alone
+    m = memory([("hunger", HUNGER, 1, -1), ("hunger", HUNGER, 3, 2), ("grief", GRIEF, 1, 2)])
+    share = MEMORY_FEATURES.index("harm_share")
+    hungry, grieving = m.features(unit(0, 0, 0.3, 1), [1, 3]), m.features(unit(1, 0.3, 0, 0), [1, 3])
+    assert hungry[0, share] > 0.5 > grieving[0, share]
+    assert hungry[1, share] < hungry[0, share]
+    assert m.features(unit(0, 0, 0.3, 1), [1], exclude=m.situations["hunger"])[0, share] < 0.1
+
 def model_weighing(feature: str, weight: float, harm_feature: str = "knn_harm") -> AptnessModel:
     def linear(names, name, w):
         weights = np.array([w if n == name else 0.0 for n in names], np.float32)
@@ -93,6 +103,13 @@ def test_the_ranker_orders_by_aptness_and_sets_aside_what_would_wound():
     assert [p for p, _ in fused] == [7, 8, 9, 5]  # 9 is apt but harm lowers it; 5 is past the candidates
     assert unfit == {9}
     assert fused[2][1] > fused[3][1]  # the ordered candidates stay above the rest
+
+
+def test_a_question_inside_a_life_told_keeps_its_order_but_not_what_would_wound():
+    features = Rows({7: {"knn_apt": 1.0}, 9: {"knn_harm": 0.4}})
+    ranker = AptnessRanker(model_weighing("knn_apt", 4.0), features, candidates=3)
+    assert ranker.unfit(fusion_of([9, 8, 7, 5])) == {9}
+    assert ranker.unfit(fusion_of([])) == frozenset()
 
 
 def test_models_round_trip_and_refuse_other_features(tmp_path):

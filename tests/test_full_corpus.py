@@ -120,6 +120,16 @@ def test_the_harm_guard_in_care_and_not_in_teaching(full):
     assert teaching.mode == "ensino" and teaching.demoted == []
 
 
+def test_a_question_inside_a_life_told_gets_nothing_that_would_wound_the_teller(full):
+    # the issue's own example: "do not be anxious" to the anxious asking about treatment; the plain question keeps it
+    told = full.search("faço tratamento pra ansiedade com remédio e terapia e uma irmã da igreja disse que isso é "
+                       "falta de fé. é pecado tomar remédio?")
+    asked = full.search("ansiedade é pecado?")
+    assert told.mode == asked.mode == "ensino"
+    assert "PHP.4.6" not in [i for hit in told.hits[:3] for i in hit.ids]
+    assert "PHP.4.6" in [i for hit in asked.hits[:5] for i in hit.ids]
+
+
 # Another translation's words for this corpus's (the quotation is made from the corpus at run time).
 OTHER_TRANSLATION = [("Agradecei", "Rendei graças"), ("bondade", "misericórdia"), ("aos egípcios", "o Egito"),
                      ("sobrecarregados", "oprimidos")]

@@ -19,7 +19,10 @@ SHARPNESS = 8.0  # kernel exp(SHARPNESS * (cos - 1)): cos 1 -> 1, 0.7 -> 0.09
 MESSAGES_VERSION = "raw-1"  # part of the message cache key: bump when the way messages are prepared changes
 NEIGHBOURS = 12  # graded messages whose apt verses the memory channel offers
 NEAREST = 160  # exemplar pairs whose message is closest: only these are compared verse by verse
-MEMORY_FEATURES = ("knn_apt", "knn_weak", "knn_off", "knn_harm", "same_apt", "same_harm", "knn_grade")
+HARM_SHARPNESS = 4.0  # the harm share's message kernel, softer: a situation like this one counts, not only its twin
+HARM_NEAREST = 1000  # pairs the harm share weighs (closest messages first)
+MEMORY_FEATURES = ("knn_apt", "knn_weak", "knn_off", "knn_harm", "same_apt", "same_harm", "knn_grade",
+                   "harm_share", "harm_mass")
 
 
 class VerseVectors:
@@ -109,19 +112,21 @@ class GradeMemory:
 
     def features(self, message: np.ndarray, positions: Sequence[int], exclude: int | None = None) -> np.ndarray:
         """One row per candidate verse: for each grade, the closest graded pair (message and verse alike),
-        the same verse graded for a close message, and the kernel-weighted grade. ``exclude`` leaves one
-        situation's own pairs out (training)."""
+        the same verse graded for a close message, the kernel-weighted grade, and the share (and weight) of
+        tone-deaf grades among pairs like this one under a softer kernel (a Nadaraya-Watson estimate of harm for
+        this reader). ``exclude`` leaves one situation's own pairs out (training)."""
         out = np.zeros((len(positions), len(MEMORY_FEATURES)), dtype=np.float32)
         if not len(self.pair_grade) or not len(positions):
             return out
-        near_message = np.exp(SHARPNESS * (self.messages @ np.asarray(message, np.float32) - 1.0))
-        weight = near_message[self.pair_message]
+        cosine = (self.messages @ np.asarray(message, np.float32))[self.pair_message]
         if exclude is not None:
-            weight = np.where(self.pair_situation == exclude, 0.0, weight)
+            cosine = np.where(self.pair_situation == exclude, -np.inf, cosine)
+        weight = np.exp(SHARPNESS * (cosine - 1.0))
+        candidates = self.verses[list(positions)]
+        out[:, 7:9] = self._harm_share(cosine, candidates)
         chosen = np.argsort(-weight)[:NEAREST]
         weight = weight[chosen]
         grades = self.pair_grade[chosen]
-        candidates = self.verses[list(positions)]
         near_verse = np.exp(SHARPNESS * (candidates @ self.verses[self.pair_position[chosen]].T - 1.0))
         same = np.asarray(positions)[:, None] == self.pair_position[chosen][None, :]
         both = near_verse * weight[None, :]
@@ -134,6 +139,15 @@ class GradeMemory:
         total = both.sum(axis=1)
         out[:, 6] = np.where(total > 1e-9, (both * grades[None, :]).sum(axis=1) / np.maximum(total, 1e-9), 0.5)
         return out
+
+    def _harm_share(self, cosine: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Per candidate: tone-deaf grades' share of the kernel weight of the pairs nearest in message and verse
+        (smoothed towards 0 where few pairs are near), and their weight."""
+        nearest = np.argsort(-cosine)[:HARM_NEAREST]
+        weight = np.exp(HARM_SHARPNESS * (cosine[nearest] - 1.0))[None, :] * np.exp(
+            SHARPNESS * (candidates @ self.verses[self.pair_position[nearest]].T - 1.0))
+        harmful = (weight * (self.pair_grade[nearest] == -1)[None, :]).sum(axis=1)
+        return np.stack([harmful / (weight.sum(axis=1) + 0.05), harmful], axis=1)
 
     def channel(self, message: np.ndarray, limit: int = 30, mask=None, exclude: int | None = None,
                 neighbours: int = NEIGHBOURS) -> list[int]:

@@ -174,6 +174,15 @@ class AptnessRanker:
         reordered = [(positions[i], top + float(order[i])) for i in ranked]
         return reordered + fusion.fused[self.candidates:], unfit
 
+    def unfit(self, fusion) -> frozenset[int]:
+        """The candidates the harm model sets aside for this reader, the order left as it is (a question asked
+        by someone who also tells their pain: "tomo remédio pra depressão, é falta de fé?")."""
+        positions = [p for p, _ in fusion.fused[:self.candidates]]
+        if not positions:
+            return frozenset()
+        harm = self.model.harm.probability(self.features.rows(fusion, positions))
+        return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
+
 
 def blended(score: np.ndarray, search_weight: float, k: float = 10.0) -> np.ndarray:
     """Reciprocal-rank blend of the ranker's order and the search's (``score`` lists candidates in search order):
