@@ -123,7 +123,8 @@ class GradeMemory:
             cosine = np.where(self.pair_situation == exclude, -np.inf, cosine)
         weight = np.exp(SHARPNESS * (cosine - 1.0))
         candidates = self.verses[list(positions)]
-        out[:, 7:9] = self._harm_share(cosine, candidates)
+        share = MEMORY_FEATURES.index("harm_share")
+        out[:, share:share + 2] = self._harm_share(cosine, candidates)
         chosen = np.argsort(-weight)[:NEAREST]
         weight = weight[chosen]
         grades = self.pair_grade[chosen]

@@ -168,7 +168,7 @@ class AptnessRanker:
         positions = [p for p, _ in head]
         apt, harm = self.scores(fusion, positions)
         order = blended(apt - self.model.harm_weight * harm, self.model.search_weight)
-        unfit = frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
+        unfit = self._vetoed(positions, harm)
         ranked = sorted(range(len(positions)), key=lambda i: -order[i])
         top = 1.0 + float(order.max() - order.min())
         reordered = [(positions[i], top + float(order[i])) for i in ranked]
@@ -180,7 +180,9 @@ class AptnessRanker:
         positions = [p for p, _ in fusion.fused[:self.candidates]]
         if not positions:
             return frozenset()
-        harm = self.model.harm.probability(self.features.rows(fusion, positions))
+        return self._vetoed(positions, self.model.harm.probability(self.features.rows(fusion, positions)))
+
+    def _vetoed(self, positions: list[int], harm: np.ndarray) -> frozenset[int]:
         return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
 
 
