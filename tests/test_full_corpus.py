@@ -14,6 +14,7 @@ import pytest
 from retrieval.evaluation import evaluate, evaluate_situations, load_items, merge_grades
 from retrieval.index.builder import build_index
 from retrieval.index.config import IndexConfig
+from retrieval.results import Status
 from retrieval.startup import open_retriever
 from tests.conftest import BLIVRE, ROOT, SHARED
 
@@ -128,6 +129,14 @@ def test_a_question_inside_a_life_told_gets_nothing_that_would_wound_the_teller(
     assert told.mode == asked.mode == "ensino"
     assert "PHP.4.6" not in [i for hit in told.hits[:3] for i in hit.ids]
     assert "PHP.4.6" in [i for hit in asked.hits[:5] for i in hit.ids]
+
+
+def test_a_choice_in_ones_life_told_in_practical_words_is_cared_for_and_a_practical_request_is_not(full):
+    told = full.search("pastor, to pensando em largar meu emprego fixo pra abrir uma oficina de costura com minha "
+                       "irma, meu marido acha arriscado")
+    asked = full.search("como faço pra registrar uma oficina de costura como MEI e quanto pago de imposto por mes?")
+    assert told.status == Status.OK and told.hits
+    assert asked.status == Status.NO_EVIDENCE and not asked.hits
 
 
 # Another translation's words for this corpus's (the quotation is made from the corpus at run time).

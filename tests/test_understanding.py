@@ -187,7 +187,10 @@ def intents(tmp_path_factory, use_embedder):
     ("o que a bíblia ensina sobre o jejum?", "teaching"),
     ("meu pai foi internado hoje e to com muito medo de perder ele", SITUATION),
     ("qual o preço do dólar hoje?", "offtopic"),
-    ("aquele versiculo que fala o choro pode durar uma noite mas a alegria vem pela manha", QUOTATION),
+    # a choice in one's own life, told in practical words, beside a practical request on the same ground
+    ("pensando em largar o concurso pra tocar a padaria do meu sogro, minha mulher ta com medo", SITUATION),
+    ("quais documentos preciso pra abrir uma padaria como MEI?", "offtopic"),
+    ("aquele versiculo que fala q o choro dura uma noite e de manha vem a alegria", QUOTATION),
     ("alguém mais lê o que eu escrevo aqui?", SMALLTALK),  # about the bot itself
     ("vc lê as conversas de todo mundo?", SMALLTALK),
 ])
