@@ -112,6 +112,24 @@ def test_a_question_inside_a_life_told_keeps_its_order_but_not_what_would_wound(
     assert ranker.unfit(fusion_of([])) == frozenset()
 
 
+def test_the_graded_messages_are_embedded_once_per_process_whatever_the_data_dir(tmp_path):
+    """A second index (another data dir, the same grades and embedder) reuses the vectors instead of embedding
+    the graded messages again; another embedder embeds them anew."""
+    calls: list[int] = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return np.stack([unit(len(t), 1, 0, 0) for t in texts])
+
+    pairs = [GradedPair("s1", "perdi meu pai", "PSA.34.18", 2), GradedPair("s2", "sem comida em casa", "PHP.4.19", -1)]
+    first = GradeMemory.build(pairs, lambda vid: 0, embed, VERSES, tmp_path / "a", "slug-x")
+    again = GradeMemory.build(pairs, lambda vid: 0, embed, VERSES, tmp_path / "b", "slug-x")
+    assert calls == [2] and np.array_equal(first.messages, again.messages)
+    assert (tmp_path / "b").is_dir()  # still written beside the index for the next start
+    GradeMemory.build(pairs, lambda vid: 0, embed, VERSES, tmp_path / "c", "slug-y")
+    assert calls == [2, 2]
+
+
 def test_models_round_trip_and_refuse_other_features(tmp_path):
     model = model_weighing("votes", 1.0)
     path = tmp_path / "model.json"

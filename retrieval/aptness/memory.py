@@ -176,6 +176,9 @@ class GradeMemory:
         return ranked[:limit]
 
 
+_EMBEDDED: dict[str, np.ndarray] = {}
+
+
 def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
                      prepare: Callable[[str], str] = str) -> np.ndarray:
     """The vectors of the messages as the search embeds them (``prepare``), kept in ``cache_dir`` keyed by the
@@ -189,7 +192,10 @@ def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
             return np.load(path)
         except (OSError, ValueError):
             log.warning("vetores das mensagens avaliadas ilegíveis em %s: refeitos", path)
-    vectors = np.asarray(embed([prepare(t) for t in texts]), dtype=np.float32)
+    if digest in _EMBEDDED:  # embedded once per process, whatever the index (another data dir, the same texts)
+        vectors = _EMBEDDED[digest]
+    else:
+        vectors = _EMBEDDED[digest] = np.asarray(embed([prepare(t) for t in texts]), dtype=np.float32)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
