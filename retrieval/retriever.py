@@ -229,7 +229,7 @@ class Retriever(SearchChannels, HitSelection):
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for
             recognised = []
-        story = self.stories.about(vector) if self.stories is not None else ([], 0.0)  # a Bible story it tells
+        story = self.stories.about(vector, plan.text) if self.stories is not None else ([], 0.0)  # a story told
         if recognised and intent is not None and intent.name == KNOWLEDGE and intent.confidence >= INTENT_SURE and (
                 self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split())
                 or story[0]):

@@ -139,11 +139,15 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
 def _stories(config: IndexConfig, retriever):
     """Named passages by meaning, or None (said in the log) when the index's verse vectors cannot be read."""
     from retrieval.aptness.memory import VerseVectors
-    from retrieval.knowledge.stories import StoryMeanings
+    from retrieval.knowledge.stories import StoryMeanings, load_exemplars, other_kinds
     from retrieval.understand.topic_meaning import read_frames
 
     if retriever.knowledge.passages is None:
         return None
+    try:
+        exemplars = load_exemplars()
+    except (OSError, ValueError) as error:
+        raise IndexNotReady(f"recontos das passagens inválidos: {error}") from error
     directory = config.intent_model_dir or config.index_dir / "understanding"
     slug = retriever.embedder.identity.slug
     try:
@@ -152,7 +156,7 @@ def _stories(config: IndexConfig, retriever):
         log.warning("passagens pelo sentido desativadas: %s", error)
         return None
     return StoryMeanings.cached(retriever.knowledge.passages, retriever.bible, verses, retriever.embedder.embed,
-                                slug, directory, read_frames())
+                                slug, directory, read_frames(), exemplars, other_kinds())
 
 
 def _relevance(config: IndexConfig, retriever):

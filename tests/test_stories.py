@@ -5,8 +5,9 @@ import pytest
 
 from corpus.bible import load
 from retrieval.aptness.memory import VerseVectors
+from retrieval.knowledge import stories as stories_module
 from retrieval.knowledge.passages import NamedPassages
-from retrieval.knowledge.stories import StoryMeanings, meanings, nearest
+from retrieval.knowledge.stories import SURE, StoryMeanings, meanings, nearest
 from retrieval.understand.topic_meaning import read_frames
 from tests.conftest import write
 
@@ -109,3 +110,78 @@ def test_a_cache_that_cannot_be_written_is_said_and_nothing_half_written_stays(t
     assert not save_arrays(blocked / "x.npz", "os vetores", v=np.ones(3))
     assert "não foi possível guardar os vetores" in caplog.text
     assert not list(tmp_path.glob("**/*.tmp.npz"))
+
+
+def test_the_retellings_file_names_a_passage_on_every_line(tmp_path):
+    from retrieval.knowledge.stories import load_exemplars
+
+    passages = write(tmp_path, "passages.toml", PASSAGES)
+    good = '{"passage": "Amai os inimigos", "q": "jesus falou de gostar de quem nos quer mal"}\n'
+    assert load_exemplars(write(tmp_path, "ok.jsonl", good), passages) == [
+        ("Amai os inimigos", "jesus falou de gostar de quem nos quer mal")]
+    with pytest.raises(ValueError, match="bad.jsonl:2: passagem desconhecida"):
+        load_exemplars(write(tmp_path, "bad.jsonl", good + '{"passage": "Amai o inimigo", "q": "x"}\n'), passages)
+    with pytest.raises(ValueError, match="broken.jsonl:1"):
+        load_exemplars(write(tmp_path, "broken.jsonl", '{"passage": \n'), passages)
+
+
+def test_the_shipped_retellings_name_known_passages_and_cover_nearly_all_of_them():
+    from retrieval.knowledge.stories import load_exemplars
+
+    retellings = load_exemplars()
+    named = {name for name, _ in retellings}
+    assert len(retellings) >= 2000 and len(named) >= 340
+    assert len({text for _, text in retellings}) == len(retellings)  # no retelling twice
+
+
+def test_a_message_names_the_story_of_its_nearest_retelling_only_when_no_other_kind_is_as_near():
+    from retrieval.knowledge.stories import Retellings
+
+    texts = ["o gigante derrubado por um menino com uma pedra", "a festa em que a água virou vinho",
+             "estou triste porque perdi meu emprego"]
+    vectors = np.eye(3, 4, dtype=np.float32)  # three meanings far apart: the n-grams decide
+    retellings = Retellings.build(texts, np.array([0, 1, -1]), vectors)
+    assert retellings.told("o menino que derrubou o gigante com uma pedra", np.eye(1, 4, 0)[0]) == 0
+    assert retellings.told("a água que virou vinho na festa", np.eye(1, 4, 1)[0]) == 1
+    assert retellings.told("perdi meu emprego e estou triste", np.eye(1, 4, 2)[0]) is None  # a life, not a story
+    assert retellings.told("qual o preço da gasolina?", np.eye(1, 4, 3)[0]) is None  # near nothing
+    assert Retellings.build(texts[2:], np.array([-1]), vectors[2:]).told("o gigante", vectors[0]) is None
+
+
+def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_embedder):
+    bible, passages, verses = stories
+    retellings = [("A formiga e o preguiçoso", "o bichinho que trabalha no verão guardando comida sem ter chefe"),
+                  ("A formiga e o preguiçoso", "aquele inseto pequeno que junta o alimento na colheita"),
+                  ("Nenhuma passagem desta Bíblia", "uma passagem que o texto bíblico carregado não tem")]
+    others = ["perdi meu emprego e estou com medo", "bom dia pastor", "qual o horário do culto?"]
+    plain = StoryMeanings.build(passages, bible, verses, use_embedder.embed, read_frames())
+    taught = StoryMeanings.build(passages, bible, verses, use_embedder.embed, read_frames(), exemplars=retellings,
+                                 others=others)
+    text = "o bichinho que guarda comida no verao sem ninguem mandar"
+    vector = use_embedder.embed([text])[0]
+    row = taught.names.index("A formiga e o preguiçoso")
+    assert plain.about(vector, text)[0] != [row]
+    rows, nearness = taught.about(vector, text)
+    assert rows[0] == row and nearness >= SURE
+    assert taught.retellings.rows.tolist().count(row) == 3  # its name and its two retellings; the absent one left out
+    for message in ("perdi meu emprego e estou com muito medo", "qual o preço da gasolina hoje?"):
+        assert taught.about(use_embedder.embed([message])[0], message) == plain.about(use_embedder.embed([message])[0])
+
+
+def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stories, use_embedder, tmp_path):
+    bible, passages, verses = stories
+    calls = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return use_embedder.embed(texts)
+
+    retellings = [("Amai os inimigos", "jesus mandou gostar de quem nos quer mal e rezar por ele")]
+    for folder in ("a", "b"):
+        StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / folder, ["e isso?"],
+                             retellings, ["bom dia pastor"])
+    assert calls == [3, 1, 5, 3, 1]  # names, frames, retellings (3 names, 1 retelling, 1 other); then no retellings
+    stories_module._EMBEDDED.clear()  # a restart: read from the cache beside the index, nothing embedded
+    again = StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / "a", ["e isso?"],
+                                 retellings, ["bom dia pastor"])
+    assert calls == [3, 1, 5, 3, 1] and len(again.retellings.rows) == 5

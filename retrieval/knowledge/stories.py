@@ -14,11 +14,12 @@ import numpy as np
 
 from corpus.references import verses_of
 from retrieval.arrays import save_arrays
-from retrieval.knowledge.passages import NamedPassages
+from retrieval.knowledge.passages import PASSAGES_FILE, NamedPassages
 
 log = logging.getLogger(__name__)
 
-VERSION = 1  # part of the cache key: bump when the way passages are embedded changes
+EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "story_exemplars.jsonl"
+VERSION = 2  # part of the cache key: bump when the way passages are embedded changes
 NAME_SHARE = 0.7  # a passage's meaning: its names (what people call it) weigh more than its verses' mean
 FLOOR = 0.40  # cosine between the message and a passage's meaning, for a question about Scripture
 SURE = 0.50  # as near as this, a message of any other intent but chat tells the story too
@@ -27,7 +28,71 @@ NAMES_PER_PASSAGE = 7  # the name and the first variants
 TIE = 0.03  # a second passage this close to the first is told too ("a entrada de Jesus em Jerusalém": not only
 # the Ascension, whose name is as near)
 
+TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
+TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
+OTHER_KINDS = ("situation", "smalltalk", "teaching", "offtopic")
+
 Embed = Callable[[Sequence[str]], np.ndarray]
+_EMBEDDED: dict[str, np.ndarray] = {}  # retellings embedded once per process, whatever the index
+
+
+def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) -> list[tuple[str, str]]:
+    """(passage name, a retelling) pairs: how people ask for a passage in their own words (JSONL), each naming a
+    passage of passages.toml; a malformed line is an error naming the file and the line."""
+    from retrieval.understand.textmodel import read_bank
+
+    known = {p.name for p in NamedPassages.load(None, passages).passages}
+    return read_bank(path, lambda row: (str(row["passage"]), str(row["q"]).strip()),
+                     lambda row: row[0] in known and bool(row[1]), "passagem desconhecida ou texto vazio")
+
+
+def other_kinds() -> list[str]:
+    """Messages that tell no story: the intent bank's lives, chat, teaching and off-topic requests."""
+    from retrieval.understand.intent import load_bank
+
+    return [text for text, intent in load_bank() if intent in OTHER_KINDS]
+
+
+@dataclass(frozen=True)
+class Retellings:
+    """Passages as people retell them, beside messages of other kinds, in the intent model's space (hashed
+    character n-grams beside the meaning): a message names the story of its nearest retelling."""
+
+    rows: np.ndarray  # each retelling's passage row; -1 for a message of another kind
+    ngrams: object  # sparse tf-idf rows of the character n-grams, unit length (by column: a message has few)
+    vectors: np.ndarray  # the meanings, unit length
+    idf: np.ndarray
+    norms: np.ndarray  # each retelling's length over both blocks
+
+    @classmethod
+    def build(cls, texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> Retellings:
+        from retrieval.understand.textmodel import _HASHING, EMBEDDING_WEIGHT, _tfidf, folded, idf_of
+
+        counts = _HASHING.transform(folded(texts))
+        idf = idf_of(counts)
+        ngrams = _tfidf(counts, idf).astype(np.float32)
+        norms = np.sqrt(np.asarray(ngrams.multiply(ngrams).sum(axis=1)).ravel() + EMBEDDING_WEIGHT ** 2)
+        return cls(np.asarray(rows), ngrams.tocsc(), _unit(vectors), idf, norms)
+
+    def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
+        """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
+        block by block: one sparse and one dense product, no stacked matrix."""
+        from retrieval.understand.textmodel import _HASHING, EMBEDDING_WEIGHT, _tfidf, folded
+
+        query = _tfidf(_HASHING.transform(folded([text])), self.idf)
+        weight = EMBEDDING_WEIGHT ** 2
+        dot = self.ngrams[:, query.indices] @ query.data + weight * (self.vectors @ _unit(vector))
+        return dot / (self.norms * np.sqrt(query.data @ query.data + weight))
+
+    def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
+        """The passage row the message retells, or None."""
+        story, other = self.rows >= 0, self.rows < 0
+        if not story.any():
+            return None
+        cosine = self.cosines(text, vector)
+        best = int(np.flatnonzero(story)[np.argmax(cosine[story])])
+        rival = float(cosine[other].max()) if other.any() else 0.0
+        return int(self.rows[best]) if cosine[best] >= floor and cosine[best] - rival >= margin else None
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray:
@@ -58,6 +123,7 @@ class StoryMeanings:
     vectors: np.ndarray
     frame_similarity: np.ndarray  # each passage's nearness to a question with no subject
     verse_vectors: object  # the index's verse vectors (VerseVectors): a passage's verses are ordered by them
+    retellings: Retellings | None = None
 
     @staticmethod
     def texts(passages: NamedPassages) -> tuple[list[str], list[str]]:
@@ -74,22 +140,26 @@ class StoryMeanings:
 
     @classmethod
     def build(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, frames: Sequence[str] = (),
-              positions: tuple[tuple[int, ...], ...] | None = None) -> StoryMeanings:
+              positions: tuple[tuple[int, ...], ...] | None = None, exemplars: Sequence[tuple[str, str]] = (),
+              others: Sequence[str] = (), embedder_slug: str = "") -> StoryMeanings:
         names, called = cls.texts(passages)
         positions = positions if positions is not None else cls.positions_of(passages, bible)
         means = np.vstack([_unit(np.asarray(verse_vectors[list(ps)], np.float32)).mean(axis=0) for ps in positions])
         vectors = meanings(embed(called), means)
         frame_similarity = (vectors @ _unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
-        return cls(tuple(names), positions, vectors, frame_similarity.astype(np.float32), verse_vectors)
+        return cls(tuple(names), positions, vectors, frame_similarity.astype(np.float32), verse_vectors,
+                   _retellings(names, called, exemplars, others, embed, embedder_slug))
 
     @classmethod
     def cached(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, embedder_slug: str,
-               directory: Path | None, frames: Sequence[str] = ()) -> StoryMeanings:
-        """`build`, kept in ``directory`` under a key of the passages' names and verses, the frames and the
-        embedder."""
+               directory: Path | None, frames: Sequence[str] = (), exemplars: Sequence[tuple[str, str]] = (),
+               others: Sequence[str] = ()) -> StoryMeanings:
+        """`build`, kept in ``directory`` under a key of the passages' names and verses, the frames, the
+        retellings and the embedder."""
         names, called = cls.texts(passages)
         key_text = "\n".join([f"{VERSION}|{NAME_SHARE}|{embedder_slug}|{len(bible.verses)}", *called,
-                              *(repr(p.reference) for p in passages.passages), "", *frames])
+                              *(repr(p.reference) for p in passages.passages), "", *frames, "",
+                              *(f"{name}\t{text}" for name, text in exemplars), "", *others])
         key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
         path = Path(directory) / f"story-meanings-{key}.npz" if directory is not None else None
         positions = cls.positions_of(passages, bible)
@@ -97,21 +167,30 @@ class StoryMeanings:
             try:
                 with np.load(path, allow_pickle=False) as data:
                     vectors, frame_similarity = data["vectors"], data["frame_similarity"]
+                    told = data["told_vectors"] if "told_vectors" in data.files else None
                 if vectors.shape[0] == len(names):
-                    return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors)
+                    return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors,
+                               _retellings(names, called, exemplars, others, embed, embedder_slug, told))
             except (OSError, ValueError, KeyError) as error:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
-        stories = cls.build(passages, bible, verse_vectors, embed, frames, positions)
+        stories = cls.build(passages, bible, verse_vectors, embed, frames, positions, exemplars, others,
+                            embedder_slug)
         if path is not None:
+            told = stories.retellings.vectors if stories.retellings is not None else np.zeros((0, 1), np.float32)
             save_arrays(path, "as passagens pelo sentido", vectors=stories.vectors,
-                        frame_similarity=stories.frame_similarity)
+                        frame_similarity=stories.frame_similarity, told_vectors=told)
         return stories
 
-    def about(self, vector: np.ndarray) -> tuple[list[int], float]:
-        """The rows of the passages a message tells (none when no passage is near enough), and the best cosine."""
+    def about(self, vector: np.ndarray, text: str = "") -> tuple[list[int], float]:
+        """The rows of the passages a message tells (none when no passage is near enough), and how near: the
+        best cosine, or SURE at least when the message is retold like one of them (that passage first)."""
         similarity = self.vectors @ _unit(vector)
         rows = nearest(similarity, self.frame_similarity)
-        return rows, float(similarity[rows[0]]) if rows else 0.0
+        nearness = float(similarity[rows[0]]) if rows else 0.0
+        told = self.retellings.told(text, vector) if self.retellings is not None and text else None
+        if told is None:
+            return rows, nearness
+        return [told, *(r for r in rows if r != told)][:2], max(nearness, SURE)
 
     def verses(self, rows: list[int], vector: np.ndarray, mask: np.ndarray | None, limit: int) -> list[int]:
         """The verses of the passages ``rows``, nearest the message first, one passage after the other."""
@@ -123,3 +202,25 @@ class StoryMeanings:
                 ranked.append([positions[i] for i in np.argsort(-cosine, kind="stable")])
         interleaved = [p for group in zip(*ranked) for p in group] + [p for group in ranked for p in group]
         return list(dict.fromkeys(interleaved))[:limit]
+
+
+def _retellings(names: Sequence[str], called: Sequence[str], exemplars: Sequence[tuple[str, str]],
+                others: Sequence[str], embed: Embed, slug: str = "", vectors: np.ndarray | None = None
+                ) -> Retellings | None:
+    """The retellings of the passages this Bible holds (their names among them) and the other kinds' messages:
+    ``vectors`` when given (the cache), else embedded once per process (and embedder)."""
+    from retrieval.understand.intent import embedding_text
+
+    kept = [(names.index(name), text) for name, text in exemplars if name in names]
+    if not kept:
+        return None
+    texts = [*called, *(text for _, text in kept), *others]
+    rows = np.array([*range(len(names)), *(row for row, _ in kept), *([-1] * len(others))], dtype=np.int32)
+    key = hashlib.sha256("\n".join([slug, *texts]).encode()).hexdigest()
+    if vectors is None or len(vectors) != len(texts):
+        vectors = _EMBEDDED.get(key) if slug else None
+        if vectors is None:
+            vectors = _unit(embed([embedding_text(t) for t in texts]))
+    if slug:
+        _EMBEDDED[key] = vectors
+    return Retellings.build(texts, rows, vectors)
