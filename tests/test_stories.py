@@ -81,14 +81,22 @@ def test_a_story_told_in_other_words_reaches_its_passage_and_its_verses_nearest_
     assert [bible.verses[p].id for p in both] == ["PRO.6.2", "MAT.5.2", "PRO.6.1"]  # one of each in turn
 
 
-def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(stories, use_embedder, tmp_path):
-    bible, passages, verses = stories
-    calls = []
+@pytest.fixture()
+def counted(use_embedder):
+    """The real embedder, with the size of each call it gets."""
+    calls: list[int] = []
 
     def embed(texts):
         calls.append(len(texts))
         return use_embedder.embed(texts)
 
+    return embed, calls
+
+
+def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(stories, use_embedder, tmp_path,
+                                                                                counted):
+    bible, passages, verses = stories
+    embed, calls = counted
     frames = ["o que a bíblia diz sobre isso?"]
     first = StoryMeanings.cached(passages, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
     again = StoryMeanings.cached(passages, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
@@ -168,14 +176,9 @@ def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_emb
         assert taught.about(use_embedder.embed([message])[0], message) == plain.about(use_embedder.embed([message])[0])
 
 
-def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stories, use_embedder, tmp_path):
+def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stories, tmp_path, counted):
     bible, passages, verses = stories
-    calls = []
-
-    def embed(texts):
-        calls.append(len(texts))
-        return use_embedder.embed(texts)
-
+    embed, calls = counted
     retellings = [("Amai os inimigos", "jesus mandou gostar de quem nos quer mal e rezar por ele")]
     for folder in ("a", "b"):
         StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / folder, ["e isso?"],
