@@ -124,11 +124,13 @@ def test_the_retellings_file_names_a_passage_on_every_line(tmp_path):
     from retrieval.knowledge.stories import load_exemplars
 
     passages = write(tmp_path, "passages.toml", PASSAGES)
-    good = '{"passage": "Amai os inimigos", "q": "jesus falou de gostar de quem nos quer mal"}\n'
+    good = '{"passage": "Mateus 5:2", "q": "jesus falou de gostar de quem nos quer mal"}\n'
     assert load_exemplars(write(tmp_path, "ok.jsonl", good), passages) == [
-        ("Amai os inimigos", "jesus falou de gostar de quem nos quer mal")]
-    with pytest.raises(ValueError, match="bad.jsonl:2: passagem desconhecida"):
-        load_exemplars(write(tmp_path, "bad.jsonl", good + '{"passage": "Amai o inimigo", "q": "x"}\n'), passages)
+        ("Amai os inimigos", "jesus falou de gostar de quem nos quer mal")]  # the passage the reference names
+    assert load_exemplars(write(tmp_path, "abbr.jsonl", good.replace("Mateus", "Mt")), passages)[0][0] == \
+        "Amai os inimigos"
+    with pytest.raises(ValueError, match="bad.jsonl:2: trecho desconhecido"):
+        load_exemplars(write(tmp_path, "bad.jsonl", good + '{"passage": "Mateus 5:3", "q": "x"}\n'), passages)
     with pytest.raises(ValueError, match="broken.jsonl:1"):
         load_exemplars(write(tmp_path, "broken.jsonl", '{"passage": \n'), passages)
 

@@ -37,13 +37,22 @@ _EMBEDDED: dict[str, np.ndarray] = {}  # retellings embedded once per process, w
 
 
 def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) -> list[tuple[str, str]]:
-    """(passage name, a retelling) pairs: how people ask for a passage in their own words (JSONL), each naming a
-    passage of passages.toml; a malformed line is an error naming the file and the line."""
+    """(passage name, a retelling) pairs: how people ask for a passage in their own words (JSONL), each line
+    naming its passage by the reference passages.toml gives it ("Lucas 15:11-32"); a malformed line or an
+    unknown reference is an error naming the file and the line."""
+    from corpus.references import parse_reference
     from retrieval.understand.textmodel import read_bank
 
-    known = {p.name for p in NamedPassages.load(None, passages).passages}
-    return read_bank(path, lambda row: (str(row["passage"]), str(row["q"]).strip()),
-                     lambda row: row[0] in known and bool(row[1]), "passagem desconhecida ou texto vazio")
+    def key(reference):
+        return None if reference is None else (reference.book, reference.chapter, reference.verse,
+                                               reference.end_chapter, reference.end_verse)
+
+    named: dict[tuple, str] = {}
+    for passage in NamedPassages.load(None, passages).passages:  # a reference two names share: the first
+        named.setdefault(key(passage.reference), passage.name)
+    return read_bank(path, lambda row: (named.get(key(parse_reference(str(row["passage"]))), ""),
+                                        str(row["q"]).strip()),
+                     lambda row: bool(row[0]) and bool(row[1]), "trecho desconhecido em passages.toml ou texto vazio")
 
 
 def other_kinds() -> list[str]:
@@ -66,20 +75,20 @@ class Retellings:
 
     @classmethod
     def build(cls, texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> Retellings:
-        from retrieval.understand.textmodel import _HASHING, EMBEDDING_WEIGHT, _tfidf, folded, idf_of
+        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, idf_of, ngram_counts, tfidf
 
-        counts = _HASHING.transform(folded(texts))
+        counts = ngram_counts(texts)
         idf = idf_of(counts)
-        ngrams = _tfidf(counts, idf).astype(np.float32)
+        ngrams = tfidf(counts, idf).astype(np.float32)
         norms = np.sqrt(np.asarray(ngrams.multiply(ngrams).sum(axis=1)).ravel() + EMBEDDING_WEIGHT ** 2)
         return cls(np.asarray(rows), ngrams.tocsc(), _unit(vectors), idf, norms)
 
     def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
         """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
         block by block: one sparse and one dense product, no stacked matrix."""
-        from retrieval.understand.textmodel import _HASHING, EMBEDDING_WEIGHT, _tfidf, folded
+        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, ngram_counts, tfidf
 
-        query = _tfidf(_HASHING.transform(folded([text])), self.idf)
+        query = tfidf(ngram_counts([text]), self.idf)
         weight = EMBEDDING_WEIGHT ** 2
         dot = self.ngrams[:, query.indices] @ query.data + weight * (self.vectors @ _unit(vector))
         return dot / (self.norms * np.sqrt(query.data @ query.data + weight))

@@ -79,7 +79,7 @@ def idf_of(counts) -> np.ndarray:
     return np.log((1 + documents) / (1 + df)) + 1.0
 
 
-def _tfidf(counts, idf: np.ndarray):
+def tfidf(counts, idf: np.ndarray):
     """Sublinear tf-idf of hashed counts, L2-normalised."""
     from sklearn.preprocessing import normalize as l2
 
@@ -88,14 +88,19 @@ def _tfidf(counts, idf: np.ndarray):
     return l2(tf.multiply(idf).tocsr())
 
 
+def ngram_counts(texts: Sequence[str]):
+    """The texts' hashed character n-gram counts (`tfidf` weighs them)."""
+    return _HASHING.transform(folded(texts))
+
+
 def features(counts, idf: np.ndarray, vectors: np.ndarray, words=None, word_idf=None, word_weight: float = 0.0):
     """Sublinear tf-idf of the n-gram counts, L2-normalised, beside the weighted embedding (and, with
     ``word_weight``, the weighted tf-idf of the word n-grams)."""
     from scipy.sparse import csr_matrix, hstack
 
-    blocks = [_tfidf(counts, idf), csr_matrix(vectors * EMBEDDING_WEIGHT)]
+    blocks = [tfidf(counts, idf), csr_matrix(vectors * EMBEDDING_WEIGHT)]
     if word_weight:
-        blocks.append(_tfidf(words, word_idf) * word_weight)
+        blocks.append(tfidf(words, word_idf) * word_weight)
     return hstack(blocks).tocsr()
 
 
@@ -111,12 +116,12 @@ class LinearTextModel:
     word_weight: float = 0.0
 
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-        chars = _tfidf(_HASHING.transform(folded(texts)), self.idf)  # `features`, without stacking the matrix
+        chars = tfidf(ngram_counts(texts), self.idf)  # `features`, without stacking the matrix
         dims = vectors.shape[1]
         logits = np.asarray(chars @ self.coef[:, :N_FEATURES].T) + (vectors * EMBEDDING_WEIGHT) @ \
             self.coef[:, N_FEATURES:N_FEATURES + dims].T + self.intercept
         if self.word_idf is not None:
-            words = _tfidf(_WORD_HASHING.transform(folded(texts)), self.word_idf) * self.word_weight
+            words = tfidf(_WORD_HASHING.transform(folded(texts)), self.word_idf) * self.word_weight
             logits += np.asarray(words @ self.coef[:, N_FEATURES + dims:].T)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
