@@ -104,6 +104,26 @@ tipo = "parabola"
     assert passages.find("o preguiçoso aprende sozinho devagar com a formiga") is None
 
 
+def test_a_misspelt_word_near_two_words_of_the_names_is_read_the_same_in_every_process(tmp_path):
+    import subprocess
+    import sys
+
+    toml = write(tmp_path, "p.toml", """
+[[passagem]]
+nome = "O louvor na prisao"
+trecho = "Atos 16:25"
+
+[[passagem]]
+nome = "O louvar dos anjos"
+trecho = "Lucas 2:13"
+""")
+    code = ("import sys; from retrieval.knowledge.passages import NamedPassages; "
+            f"print(NamedPassages.load(None, {str(toml)!r})._corrected('louvxr'))")
+    read = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": seed}).stdout.strip() for seed in ("1", "2", "3", "4")}
+    assert read == {"louvar"}  # one edit from "louvor" and from "louvar": the first in order, never by chance
+
+
 def test_a_broken_passage_file_names_the_entry(tmp_path):
     broken = write(tmp_path, "p.toml", '[[passagem]]\nnome = "Sem trecho"\ntrecho = "nenhum lugar"\n')
     with pytest.raises(PassagesError, match="Sem trecho"):

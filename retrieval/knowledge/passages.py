@@ -87,7 +87,7 @@ class NamedPassages:
         self._name_words = {name: frozenset(words) for name, words in name_words.items()}
         self._corrections: dict[str, str] = {}
         self._vocabulary: dict[tuple[str, int], list[str]] = {}  # (first letter, length) -> words of the names
-        for word in {w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}:
+        for word in sorted({w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}):  # one order
             self._vocabulary.setdefault((word[0], len(word)), []).append(word)
         owners: dict[str, set[str]] = {}
         for phrase, passage in phrases.items():
