@@ -32,6 +32,7 @@ EXTRACTIVE_REFERENCE_INTRO = "Eis o texto:"
 EXTRACTIVE_BOOK_INTRO = "Alguns dos versículos mais conhecidos do livro:"
 EXTRACTIVE_PERSON_INTRO = "Passagens que contam quem foi {name} na Bíblia:"
 EXTRACTIVE_PASSAGE_INTRO = "{name}:"
+EXTRACTIVE_STORY_INTRO = "Parece ser esta passagem — {name}:"
 EXTRACTIVE_PLACE_INTRO = "Passagens da Bíblia que falam de {name}:"
 EXTRACTIVE_TEACHING_INTRO = "Alguns textos bíblicos sobre o assunto:"
 LONG_PASSAGE = (

@@ -1,5 +1,5 @@
 """The search channels of `Retriever` (its base): lexical, dense, server-fused and topical rankings, the
-quotation a message holds word for word, and the signals the evidence floor reads."""
+quotation a message holds word for word, the story it retells, and the signals the evidence floor reads."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import numpy as np
 
 from retrieval.evidence import EvidenceSignals, faith_word_count
 from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge import stories
 from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.stories import NO_STORY, StoryGuess
 from retrieval.knowledge.verbatim import quoted_runs
+from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SMALLTALK, TEACHING, Intent
+from retrieval.understand.message import sentences
 from retrieval.understand.query import BOOK_TALK, QueryPlan
 
 NAMED_AROUND = 2  # verses each side of one naming the person that tell the same story ("lava-te no Jordão")
@@ -96,6 +100,42 @@ class SearchChannels:
                   and (mask is None or mask[q])}
         found = sorted((p for p in around if scores[p] > 0), key=lambda p: (-scores[p], p))
         return found[: self.params.candidates]
+
+    def _story_guess(self, plan: QueryPlan) -> StoryGuess:
+        """The named passages the message may tell, by meaning and by the retellings (retrieval/knowledge/)."""
+        if self.stories is None or not plan.text.strip():
+            return NO_STORY
+        story = self.stories.about(self.embed_query(plan.search_text), plan.text)
+        if story.told is not None:
+            return story
+        # a story retold in one sentence of a life told: "to afogada em dívida. lembrei da viúva que o credor…"
+        parts = [self.stories.about(self.embed_query(part), part) for part in sentences(plan.text)]
+        return max((p for p in parts if p.clearly_told), key=lambda p: p.ahead, default=story)
+
+    @staticmethod
+    def _told(plan: QueryPlan, intent: Intent | None, story: StoryGuess, verbatim: bool = False) -> int | None:
+        """The passage a story retold in one's own words asks for ("o menino pastor que derrubou o gigante com
+        uma pedra"): named by a retelling when Scripture is asked about or quoted, or retold so plainly (a
+        narrative passage, its retelling clearly nearer than any message of another kind) that the life, the
+        question or the greeting around it does not change what is asked. Never a verse quoted word for word."""
+        if story.told is None or intent is None or verbatim or plan.quoted or plan.scope is not None:
+            return None
+        return story.told if intent.name in (KNOWLEDGE, QUOTATION) or story.clearly_told else None
+
+    def _story(self, plan: QueryPlan, intent: Intent | None, vector, story: StoryGuess, care: bool,
+               verbatim: bool, mask, told: int | None = None) -> list[int]:
+        """The verses of the named passage nearest the message in meaning ("a cobra que enganou a mulher no
+        jardim"): when it asks about Scripture, or when (no teaching, no life cared for) it comes very near one.
+        The passage's verses come nearest the message first; with two passages as near, one of each in turn."""
+        if told is not None:
+            return self.stories.verses(story.rows, vector, mask, self.params.candidates)
+        if self.stories is None or intent is None or care or verbatim or plan.quoted or plan.scope is not None \
+                or intent.name in (SMALLTALK, OFFTOPIC, TEACHING):
+            return []
+        rows, nearness = story.rows, story.nearness
+        if not rows or intent.name != KNOWLEDGE and nearness < stories.SURE:  # a quotation is one verse: surely
+            return []
+        return self.stories.verses(rows, vector, mask, self.params.candidates)
 
     def _meant_topics(self, vector, mask) -> list[int]:
         """Verses of the topics whose names are near the message in meaning (none without topic data)."""

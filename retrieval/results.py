@@ -117,3 +117,4 @@ class Fusion:
     intent: object | None = None  # Intent (retrieval/understand/intent.py)
     turned_away: bool = False
     lexical_scores: np.ndarray | None = None  # every verse's BM25 score for the question's own words
+    told: int | None = None  # the named passage (StoryMeanings row) a story retold asks for: its verses lead

@@ -21,6 +21,7 @@ from retrieval.index.store import VectorStore
 from retrieval.knowledge import stories
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
+from retrieval.knowledge.stories import StoryGuess
 from retrieval.knowledge.verbatim import VerbatimIndex
 from retrieval.relevance.model import orders
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
@@ -50,6 +51,7 @@ INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
 LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
+STORY_LEAD = 3  # a story retold: this many of its verses (nearest the message) come first
 
 
 @dataclass(frozen=True)
@@ -209,16 +211,19 @@ class Retriever(SearchChannels, HitSelection):
                 self.aptness.model is not None and \
                 fusion.intent.probabilities.get(SITUATION, 0.0) >= self.params.life_in_question:
             unfit = self.aptness.unfit(fusion)  # a question inside a life told: nothing that wounds the teller
-        guarded = not fusion.teaching and not fusion.quote and self.tones is not None
+        guarded = not fusion.teaching and not fusion.quote and fusion.told is None and self.tones is not None
         # a tone the question names is what it asks for, unless a suffering person is telling their life
         asked = self.tones.named_in(plan.text) if guarded and not fusion.recognised else frozenset()
         hits, demoted = self._select(fused, fusion.ranks, fusion.similarity, k, fusion.need, guarded, asked,
                                      unfit)
-        mode = "citacao" if fusion.quote else "ensino" if fusion.teaching else "cuidado" if fusion.recognised else ""
+        mode = "historia" if fusion.told is not None else "citacao" if fusion.quote else \
+            "ensino" if fusion.teaching else "cuidado" if fusion.recognised else ""
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=fusion.signals,
-                            mode=mode, situations=fusion.situations, demoted=demoted)
+                            mode=mode, situations=fusion.situations, demoted=demoted,
+                            named=self.stories.names[fusion.told] if fusion.told is not None else None)
 
-    def fuse(self, plan: QueryPlan, intent: Intent | None = None, exclude: str | None = None) -> Fusion:
+    def fuse(self, plan: QueryPlan, intent: Intent | None = None, exclude: str | None = None,
+             story: StoryGuess | None = None) -> Fusion:
         """Every channel's ranking fused by RRF, with what the ranker and the guard need to know (``exclude``
         leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self.book_of, list(plan.scope.books))
@@ -229,10 +234,10 @@ class Retriever(SearchChannels, HitSelection):
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for
             recognised = []
-        story = self.stories.about(vector, plan.text) if self.stories is not None else ([], 0.0)  # a story told
+        story = story if story is not None else self._story_guess(plan)  # a story told
         if recognised and intent is not None and intent.name == KNOWLEDGE and intent.confidence >= INTENT_SURE and (
                 self.knowledge.people is not None and self.knowledge.people.find(words_of(plan.text).split())
-                or story[0]):
+                or story.rows):
             recognised = []  # "Sansão morreu derrubando o templo? como foi": a story asked about, not a grief told
         situations = [{"id": r.situation.id, "tom": r.situation.tone, "score": r.score, "palavras": r.said,
                        "necessidades": list(r.situation.needs)} for r in recognised]
@@ -242,16 +247,20 @@ class Retriever(SearchChannels, HitSelection):
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
+        told = self._told(plan, intent, story, bool(verbatim))
+        if told is not None:  # a story asked for: not a life to care for, a teaching to explain, a verse quoted
+            recognised, situations, teaching = [], [], False
         # the classifier alone never turns a life told into a quotation: a family without food is no verse
         # a question about a teaching ("o que a Bíblia ensina sobre o Espírito Santo?") holds words one verse
         # may hold too ("a ressurreição dos mortos"); it is a quotation only when it quotes in marks (the verse it
         # holds word for word still comes first)
         asks = teaching and (intent is None or intent.name == TEACHING)
-        quote = plan.quoted or (bool(verbatim) and not asks) or (signals.looks_like_a_quote and not asks) or (
-            intent is not None and intent.name == QUOTATION
-            and (signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised)))
+        quote = told is None and (plan.quoted or (bool(verbatim) and not asks) or (
+            signals.looks_like_a_quote and not asks) or (intent is not None and intent.name == QUOTATION and (
+                signals.quote_like or (intent.confidence >= INTENT_SURE and not recognised))))
         # a life told is never turned away
-        if not recognised and not verbatim and not self._evidence(signals, intent, plan, story[1]):
+        if told is None and not recognised and not verbatim and not self._evidence(signals, intent, plan,
+                                                                                     story.nearness):
             return Fusion([], {}, similarity, None, [], [], signals, vector, teaching, quote, turned_away=True)
         if quote:  # looking for one verse, not for care
             recognised, situations = [], []
@@ -274,8 +283,8 @@ class Retriever(SearchChannels, HitSelection):
             weights = {name: w * p.care_words_weight for name, w in weights.items()}
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
-        care = not quote and not teaching and (bool(recognised) or (  # a life told, surely, though no map entry
-            intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
+        care = told is None and not quote and not teaching and (bool(recognised) or (  # a life told, surely,
+            intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE  # no map entry
             and plan.scope is None))
         # a life told is cared for by its needs, not by the most-voted verses of a topic its words are near
         if not quote and not care and not (intent is not None and intent.name == SITUATION):
@@ -284,8 +293,8 @@ class Retriever(SearchChannels, HitSelection):
         if not quote and not care and intent is not None and intent.name == KNOWLEDGE and plan.scope is None:
             if named := self._named(plan, own_scores, mask):  # a story of someone the Bible names
                 channels["nomeados"], weights["nomeados"] = named, p.named_weight
-        if told := self._story(plan, intent, vector, story, care, bool(verbatim), mask):  # in its own words
-            channels["historias"], weights["historias"] = told, p.story_weight
+        if retold := self._story(plan, intent, vector, story, care, bool(verbatim), mask, told):  # own words
+            channels["historias"], weights["historias"] = retold, p.story_weight
         if care and self.aptness is not None:  # verses blind judges found apt for messages like this one
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
@@ -295,22 +304,13 @@ class Retriever(SearchChannels, HitSelection):
             top = fused[0][1] if fused else 1.0
             fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(verbatim)] + [
                 f for f in fused if f[0] not in verbatim]
+        if told is not None:  # the story retold comes first, its verses nearest the message leading
+            lead = self.stories.verses([told], vector, mask, STORY_LEAD)
+            top = fused[0][1] if fused else 1.0
+            fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(lead)] + [f for f in fused if f[0] not in lead]
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
-                      care=care, intent=intent, lexical_scores=own_scores)
-
-    def _story(self, plan: QueryPlan, intent: Intent | None, vector, story: tuple[list[int], float], care: bool,
-               verbatim: bool, mask) -> list[int]:
-        """The verses of the named passage nearest the message in meaning ("a cobra que enganou a mulher no
-        jardim"): when it asks about Scripture, or when (no teaching, no life cared for) it comes very near one.
-        The passage's verses come nearest the message first; with two passages as near, one of each in turn."""
-        if self.stories is None or intent is None or care or verbatim or plan.quoted or plan.scope is not None \
-                or intent.name in (SMALLTALK, OFFTOPIC, TEACHING):
-            return []
-        rows, nearness = story
-        if not rows or intent.name != KNOWLEDGE and nearness < stories.SURE:  # a quotation is one verse: surely
-            return []
-        return self.stories.verses(rows, vector, mask, self.params.candidates)
+                      care=care, intent=intent, lexical_scores=own_scores, told=told)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
                   story_nearness: float = 0.0) -> bool:

@@ -241,6 +241,17 @@ async def test_no_submission_verse_reaches_a_person_reporting_violence(crisis_pa
             "violência doméstica" in m.content for m in model.prompts[-1])
 
 
+async def test_a_story_retold_is_answered_as_the_passage_it_seems_to_be(crisis_pastor):
+    reply = await crisis_pastor().reply("s1", "o menino que enfrentou o gigante só com uma funda")
+    assert reply.text.startswith("Parece ser esta passagem — Davi e Golias:"), reply.text
+    assert any(s.reference.startswith("1 Samuel 17") for s in reply.sources), [s.reference for s in reply.sources]
+
+
+def test_a_life_told_in_a_story_s_imagery_is_cared_for_not_answered_with_the_story(full):
+    result = full.search("to enfrentando um gigante, meu filho ta nas drogas")
+    assert result.mode == "cuidado" and not any(hit.id.startswith("1SA.17") for hit in result.hits[:3])
+
+
 def test_crisis_dev_set_through_the_pipeline(crisis_pastor):
     from bot.crisis_eval import evaluate, load_cases, summary
 
@@ -291,6 +302,12 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("o senhor é o meu pastor, nada me faltará, acho que é de provérbios", None, "PSA.23.1"),
     # a sure question about a story is no life told, though its words are a teacher's (were verses on work)
     ("na célula vamos estudar a história de quando Jesus menino ficou no templo, onde fica?", None, "LUK.2.43"),
+    # a story retold in one's own words leads, though read as a quotation or a life (were verses on giants, on
+    # sickness and on the sea); in one sentence of a life told too
+    ("o menino que enfrentou o gigante só com uma funda", "historia", "1SA.17.49"),
+    ("meu sobrinho de 6 anos perguntou do homem que ficou três dias na barriga do peixe", "historia", "JON.1.17"),
+    ("minha avó ta internada. a gente lembrou daquela mulher que tocou na roupa de jesus no meio da multidão e "
+     "ficou curada, onde fica?", "historia", "MRK.5.27"),
     ("vc é de qual igreja?", "conversa", None),  # a question to the bot: one word of a theme in a sentence
     ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8")])  # thanks, then a request (was small talk)
 def test_what_is_asked_is_understood(full, question, mode, expected):

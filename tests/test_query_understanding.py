@@ -3,7 +3,7 @@
 import pytest
 
 from retrieval.understand.chat import normalize_chat
-from retrieval.understand.message import after_opener
+from retrieval.understand.message import after_opener, sentences
 from retrieval.understand.query import plan_query
 from retrieval.understand.scope import detect_scope, named
 from retrieval.understand.thesaurus import Equivalences, Thesaurus, parse_table
@@ -175,3 +175,11 @@ def test_other_translations_words_for_hesed_and_thanks():
 ])
 def test_what_follows_a_greeting_or_thanks(message, rest):
     assert after_opener(message) == rest
+
+
+def test_a_message_of_several_sentences_is_read_one_sentence_at_a_time_too():
+    said = "to afogada em divida, o cobrador liga todo dia. lembrei da viuva que o credor ia levar os filhos! onde é?"
+    assert sentences(said) == ["to afogada em divida, o cobrador liga todo dia",
+                               "lembrei da viuva que o credor ia levar os filhos"]  # "onde é?" says too little
+    assert sentences("o menino que derrubou o gigante com uma pedra") == []  # one sentence: the message itself
+    assert sentences("") == []

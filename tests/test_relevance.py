@@ -39,7 +39,7 @@ def test_exported_trees_survive_their_json():
 
 def fusion(intent: str | None = TEACHING, **flags) -> SimpleNamespace:
     read = Intent(intent, 0.9, {intent: 0.9}) if intent else None
-    values = dict(care=False, quote=False, turned_away=False, fused=[(1, 0.5)], intent=read)
+    values = dict(care=False, quote=False, turned_away=False, fused=[(1, 0.5)], intent=read, told=None)
     return SimpleNamespace(**{**values, **flags})
 
 
@@ -52,6 +52,7 @@ def fusion(intent: str | None = TEACHING, **flags) -> SimpleNamespace:
     (fusion(fused=[]), False),
     (fusion(SITUATION), False),
     (fusion(KNOWLEDGE), False),
+    (fusion(told=3), False),  # a story retold: its verses lead, in the passage's own order
 ])
 def test_the_ranker_orders_questions_not_lives_quotations_or_stories(case, ordered):
     assert orders(case) is ordered

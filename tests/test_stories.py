@@ -63,7 +63,7 @@ def test_a_story_told_in_other_words_reaches_its_passage_and_its_verses_nearest_
     meaning = StoryMeanings.build(passages, bible, verses, use_embedder.embed, read_frames())
 
     def told(text):
-        rows, _ = meaning.about(use_embedder.embed([text])[0])
+        rows = meaning.about(use_embedder.embed([text])[0]).rows
         return meaning.names[rows[0]] if rows else None
 
     assert told("a história da formiga que ensina o preguiçoso") == "A formiga e o preguiçoso"
@@ -156,6 +156,18 @@ def test_a_message_names_the_story_of_its_nearest_retelling_only_when_no_other_k
     assert retellings.told("perdi meu emprego e estou triste", np.eye(1, 4, 2)[0]) is None  # a life, not a story
     assert retellings.told("qual o preço da gasolina?", np.eye(1, 4, 3)[0]) is None  # near nothing
     assert Retellings.build(texts[2:], np.array([-1]), vectors[2:]).told("o gigante", vectors[0]) is None
+    row, ahead = retellings.telling("o menino que derrubou o gigante com uma pedra", np.eye(1, 4, 0)[0])
+    assert row == 0 and ahead == pytest.approx(retellings.cosines("o menino que derrubou o gigante com uma pedra",
+                                                                   np.eye(1, 4, 0)[0])[[0, 2]] @ [1, -1])
+
+
+def test_only_a_narrative_passage_retold_far_ahead_of_other_kinds_is_clearly_told():
+    from retrieval.knowledge.stories import CLEARLY_TOLD, StoryGuess
+
+    assert StoryGuess([3], 0.5, 3, CLEARLY_TOLD, narrative=True).clearly_told
+    assert not StoryGuess([3], 0.5, 3, CLEARLY_TOLD - 0.01, narrative=True).clearly_told  # a life may sound so
+    assert not StoryGuess([3], 0.5, 3, 0.4, narrative=False).clearly_told  # a verse or a psalm, not a story
+    assert not StoryGuess([3], 0.5).clearly_told
 
 
 def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_embedder):
@@ -170,9 +182,10 @@ def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_emb
     text = "o bichinho que guarda comida no verao sem ninguem mandar"
     vector = use_embedder.embed([text])[0]
     row = taught.names.index("A formiga e o preguiçoso")
-    assert plain.about(vector, text)[0] != [row]
-    rows, nearness = taught.about(vector, text)
-    assert rows[0] == row and nearness >= SURE
+    assert plain.about(vector, text).rows != [row] and plain.about(vector, text).told is None
+    guess = taught.about(vector, text)
+    assert guess.rows[0] == row and guess.nearness >= SURE and guess.told == row
+    assert not guess.narrative and not guess.clearly_told  # a proverb is no story: it never leads a life's answer
     assert taught.retellings.rows.tolist().count(row) == 3  # its name and its two retellings; the absent one left out
     for message in ("perdi meu emprego e estou com muito medo", "qual o preço da gasolina hoje?"):
         assert taught.about(use_embedder.embed([message])[0], message) == plain.about(use_embedder.embed([message])[0])

@@ -46,6 +46,7 @@ def extractive(result: SearchResult, max_reference_verses: int) -> tuple[str, li
     intro = {"livro": texts.EXTRACTIVE_BOOK_INTRO, "ensino": texts.EXTRACTIVE_TEACHING_INTRO,
              "pessoa": texts.EXTRACTIVE_PERSON_INTRO.format(name=result.named),
              "passagem": texts.EXTRACTIVE_PASSAGE_INTRO.format(name=result.named),
+             "historia": texts.EXTRACTIVE_STORY_INTRO.format(name=result.named),
              "lugar": texts.EXTRACTIVE_PLACE_INTRO.format(name=result.named)}.get(
         result.mode, texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO)
     lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]

@@ -30,6 +30,8 @@ TIE = 0.03  # a second passage this close to the first is told too ("a entrada d
 
 TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
 TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
+CLEARLY_TOLD = 0.15  # this much nearer than any of them, a story is told whatever else the message reads as
+NARRATIVE = frozenset({"parabola", "milagre", "evento", "historia"})  # passages that tell what happened
 OTHER_KINDS = ("situation", "smalltalk", "teaching", "offtopic")
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -95,13 +97,40 @@ class Retellings:
 
     def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
         """The passage row the message retells, or None."""
+        found = self.telling(text, vector, floor, margin)
+        return found[0] if found is not None else None
+
+    def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR,
+                margin: float = TOLD_MARGIN) -> tuple[int, float] | None:
+        """(the passage row the message retells, how much nearer its retelling is than any message of another
+        kind), or None."""
         story, other = self.rows >= 0, self.rows < 0
         if not story.any():
             return None
         cosine = self.cosines(text, vector)
         best = int(np.flatnonzero(story)[np.argmax(cosine[story])])
-        rival = float(cosine[other].max()) if other.any() else 0.0
-        return int(self.rows[best]) if cosine[best] >= floor and cosine[best] - rival >= margin else None
+        ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
+        return (int(self.rows[best]), ahead) if cosine[best] >= floor and ahead >= margin else None
+
+
+@dataclass(frozen=True)
+class StoryGuess:
+    """The passages a message may tell, how near, and the one a retelling names (with its lead over messages
+    of other kinds)."""
+
+    rows: list[int]
+    nearness: float = 0.0
+    told: int | None = None
+    ahead: float = 0.0
+    narrative: bool = False  # the told passage tells what happened (a parable, a miracle, an event, a story)
+
+    @property
+    def clearly_told(self) -> bool:
+        """A story retold so plainly that it is asked for whatever else the message reads as."""
+        return self.told is not None and self.narrative and self.ahead >= CLEARLY_TOLD
+
+
+NO_STORY = StoryGuess([])
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray:
@@ -133,6 +162,7 @@ class StoryMeanings:
     frame_similarity: np.ndarray  # each passage's nearness to a question with no subject
     verse_vectors: object  # the index's verse vectors (VerseVectors): a passage's verses are ordered by them
     retellings: Retellings | None = None
+    kinds: tuple[str, ...] = ()  # each passage's kind (passages.toml `tipo`)
 
     @staticmethod
     def texts(passages: NamedPassages) -> tuple[list[str], list[str]]:
@@ -157,7 +187,8 @@ class StoryMeanings:
         vectors = meanings(embed(called), means)
         frame_similarity = (vectors @ _unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
         return cls(tuple(names), positions, vectors, frame_similarity.astype(np.float32), verse_vectors,
-                   _retellings(names, called, exemplars, others, embed, embedder_slug))
+                   _retellings(names, called, exemplars, others, embed, embedder_slug),
+                   tuple(p.kind for p in passages.passages))
 
     @classmethod
     def cached(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, embedder_slug: str,
@@ -179,7 +210,8 @@ class StoryMeanings:
                     told = data["told_vectors"] if "told_vectors" in data.files else None
                 if vectors.shape[0] == len(names):
                     return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors,
-                               _retellings(names, called, exemplars, others, embed, embedder_slug, told))
+                               _retellings(names, called, exemplars, others, embed, embedder_slug, told),
+                               tuple(p.kind for p in passages.passages))
             except (OSError, ValueError, KeyError) as error:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
         stories = cls.build(passages, bible, verse_vectors, embed, frames, positions, exemplars, others,
@@ -190,16 +222,18 @@ class StoryMeanings:
                         frame_similarity=stories.frame_similarity, told_vectors=told)
         return stories
 
-    def about(self, vector: np.ndarray, text: str = "") -> tuple[list[int], float]:
+    def about(self, vector: np.ndarray, text: str = "") -> StoryGuess:
         """The rows of the passages a message tells (none when no passage is near enough), and how near: the
         best cosine, or SURE at least when the message is retold like one of them (that passage first)."""
         similarity = self.vectors @ _unit(vector)
         rows = nearest(similarity, self.frame_similarity)
         nearness = float(similarity[rows[0]]) if rows else 0.0
-        told = self.retellings.told(text, vector) if self.retellings is not None and text else None
+        told = self.retellings.telling(text, vector) if self.retellings is not None and text else None
         if told is None:
-            return rows, nearness
-        return [told, *(r for r in rows if r != told)][:2], max(nearness, SURE)
+            return StoryGuess(rows, nearness)
+        row, ahead = told
+        narrative = row < len(self.kinds) and self.kinds[row] in NARRATIVE
+        return StoryGuess([row, *(r for r in rows if r != row)][:2], max(nearness, SURE), row, ahead, narrative)
 
     def verses(self, rows: list[int], vector: np.ndarray, mask: np.ndarray | None, limit: int) -> list[int]:
         """The verses of the passages ``rows``, nearest the message first, one passage after the other."""

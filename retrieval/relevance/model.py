@@ -45,7 +45,7 @@ def orders(fusion) -> bool:
     answer it, and a person asking from their own pain is cared for first), not a quotation, not a story of
     Scripture (knowledge), and something was found."""
     intent = fusion.intent
-    return not (fusion.care or fusion.quote or fusion.turned_away or not fusion.fused
+    return not (fusion.care or fusion.quote or fusion.turned_away or not fusion.fused or fusion.told is not None
                 or (intent is not None and intent.name in (KNOWLEDGE, SITUATION)))
 
 

@@ -84,3 +84,14 @@ def after_opener(text: str) -> str | None:
     rest = match.group("rest").strip()
     substance = [w for w in re.findall(r"\w+", fold(rest)) if w not in STOPWORDS and len(w) > 2]
     return rest if len(substance) >= REQUEST_WORDS else None
+
+
+_SENTENCE_END = re.compile(r"[.!?;\n]+")
+SENTENCE_WORDS = 5  # a sentence shorter than this tells no story of its own ("onde fica?")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message that says more than one, each long enough to tell something."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text)]
+    said = [p for p in parts if len(p.split()) >= SENTENCE_WORDS]
+    return said if len([p for p in parts if p]) > 1 else []
