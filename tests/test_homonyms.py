@@ -88,6 +88,7 @@ def test_a_name_the_question_chooses_or_one_person_dominates_asks_nothing(people
     ("Boa noite. Sou catequista, quem foi Moisés?", "moses_2108"),  # "Boa" is a word before it is Boã
     ("minha filha perguntou na escola quem foi golias", "goliath_1327"),  # "escola" is no misspelt Escol
     ("e ela, quem foi? a Abigail", "abigail_26"),
+    ("pq chamam mulher maligna de jezebel? quem foi ela", "jezebel_1605"),  # a name typed one letter off, too
     ("quem foi Terá?", None),  # a name that is also a word, said alone, is still the person
 ])
 def test_a_plain_word_that_is_also_a_name_gives_way_to_the_name_said(people, question, person):

@@ -214,16 +214,20 @@ class PeopleIndex:
         return [(p, d) for d, p in described.items()] if len(described) > 1 else []
 
     def _candidates(self, folded_words: list[str]) -> list[Person]:
-        """Everyone called by the first name the question says, best known first: a name said as it is before
-        a plain word that is also a name ("boa"), and both before a word one letter off a name ("escola")."""
+        """Everyone called by the first name the question says, best known first: a name said as it is, then a
+        name typed one letter off ("jezebel"), then a plain word that is also a name ("ela", "boa"), then a
+        plain word one letter off a name ("escola")."""
         said = [w for w in folded_words if w in self.by_name]
-        named = next((w for w in said if w not in self.ordinary), said[0] if said else None)
+        named = next((w for w in said if w not in self.ordinary), None)
         if named is not None:
             return self.by_name[named]
-        for word in folded_words:
-            if candidates := self.by_name.get(self._spelling(word)):
-                return candidates
-        return []
+        spelled = [self._spelling(w) for w in folded_words if w not in self.by_name]
+        typed = next((n for n in spelled if n in self.by_name and n not in self.ordinary), None)
+        if typed is not None:  # "pq chamam de jezebel? quem foi ela": Jezabel, not King Elah
+            return self.by_name[typed]
+        if said:
+            return self.by_name[said[0]]
+        return next((self.by_name[n] for n in spelled if n in self.by_name), [])
 
     def _where(self, person: Person) -> str:
         """The chapter that speaks of the person most ("Atos 8")."""
