@@ -286,6 +286,9 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     # who someone was, though the question names a passage too; unless the passage is named by them
     ("quem foi Barnabé na igreja primitiva?", "pessoa", "ACT.4.36"),
     ("quem era José de Arimateia?", "passagem", "MAT.27.57"),
+    # a relative two steps from the person named (were Moses' and Saul's own verses)
+    ("quem foi o sogro de moises", "pessoa", "EXO.18.1"),
+    ("quem era o neto do rei saul que era aleijado", "pessoa", "2SA.4.4"),
     # a story of someone the Bible names, though no passage is named: the verses around those naming them
     ("como elias foi levado pro ceu", None, "2KI.2.11"),
     # the name of Gideon's story with a word of the question between its words (were verses on wisdom)

@@ -328,6 +328,21 @@ def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
     assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess
 
 
+def test_a_relative_two_steps_away_is_found_through_the_one_between():
+    saul = Person("saul_1", "Saul", "saul", "Saul", frozenset(), tuple(range(100, 160)), (), "Male",
+                  (("children", "jonatas", 20), ("children", "micol", 8)))
+    jonatas = Person("jonatan_1", "Jonathan", "jonatas", "Jônatas", frozenset(), tuple(range(20)), (), "Male",
+                     (("father", "saul", 60), ("children", "mefibosete", 14)))
+    micol = Person("michal_1", "Michal", "micol", "Mical", frozenset(), tuple(range(8)), (), "Female",
+                   (("father", "saul", 60),))
+    mefibosete = Person("mephibosheth_1", "Mephibosheth", "mefibosete", "Mefibosete", frozenset(),
+                        tuple(range(200, 214)), (), "Male", (("father", "jonatas", 20),))
+    index = PeopleIndex([saul, jonatas, micol, mefibosete], [])
+    assert index.relative(saul, "quem era o neto do saul que era aleijado".split()) is mefibosete
+    assert index.relative(saul, "quem era a neta do saul".split()) is None  # no granddaughter: never a guess
+    assert index.relative(jonatas, "quem era o sobrinho de jonatas".split()) is None
+
+
 @pytest.mark.parametrize(("text", "about"), [
     ("o q gideao fez na biblia", True), ("Qual era a profissão de Pedro?", True), ("o profeta amos era oq", True),
     ("oq jesus fez em cafarnaum", False),  # where: a place is asked about

@@ -24,11 +24,19 @@ _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
 _SIBLINGS = ("siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
-# a word of kinship, folded -> (the FAMILY columns it names, the relative's gender when the word tells it)
-KINSHIP_WORDS = {"pai": (("father",), ""), "mae": (("mother",), ""), "irmao": (_SIBLINGS, "Male"),
-                 "irma": (_SIBLINGS, "Female"), "filho": (("children",), "Male"), "filha": (("children",), "Female"),
-                 "marido": (("partners",), ""), "esposo": (("partners",), ""), "esposa": (("partners",), ""),
-                 "mulher": (("partners",), "Female")}
+_PARENTS = ("father", "mother")
+# a word of kinship, folded -> (the FAMILY columns of each step from the person named, the relative's gender when
+# the word tells it): "o neto de Saul" is a child of a child of Saul's, "o sogro de Moisés" a partner's father
+KINSHIP_WORDS = {"pai": ((("father",),), ""), "mae": ((("mother",),), ""), "irmao": ((_SIBLINGS,), "Male"),
+                 "irma": ((_SIBLINGS,), "Female"), "filho": ((("children",),), "Male"),
+                 "filha": ((("children",),), "Female"), "marido": ((("partners",),), ""),
+                 "esposo": ((("partners",),), ""), "esposa": ((("partners",),), ""),
+                 "mulher": ((("partners",),), "Female"), "neto": ((("children",), ("children",)), "Male"),
+                 "neta": ((("children",), ("children",)), "Female"), "sogro": ((("partners",), ("father",)), ""),
+                 "sogra": ((("partners",), ("mother",)), ""), "genro": ((("children",), ("partners",)), "Male"),
+                 "nora": ((("children",), ("partners",)), "Female"), "tio": ((_PARENTS, _SIBLINGS), "Male"),
+                 "tia": ((_PARENTS, _SIBLINGS), "Female"), "sobrinho": ((_SIBLINGS, ("children",)), "Male"),
+                 "sobrinha": ((_SIBLINGS, ("children",)), "Female")}
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
@@ -191,15 +199,21 @@ class PeopleIndex:
             after = folded_words[i + 2: i + 4] if folded_words[i + 1] in ("de", "do", "da") else []
             if kind is None or not names.intersection(after):
                 continue
-            columns, gender = kind
-            found = {p.id: p for column, name, count in person.relatives if column in columns
-                     for p in self.by_name.get(name, ()) if len(p.positions) == count
-                     and (not gender or p.gender == gender)}
+            steps, gender = kind
+            found = {person.id: person}
+            for n, columns in enumerate(steps):  # the gender the word tells is the last relative's
+                found = {p.id: p for q in found.values()
+                         for p in self._related(q, columns, gender if n == len(steps) - 1 else "")}
             ranked = sorted(found.values(), key=lambda p: -len(p.positions))
             if len(ranked) == 1 or len(ranked) > 1 and len(ranked[0].positions) >= 2 * len(ranked[1].positions):
                 return ranked[0]  # the only one, or the one the Bible speaks of far more (Sara, of Abraão's)
             return None
         return None
+
+    def _related(self, person: Person, columns: tuple[str, ...], gender: str) -> list[Person]:
+        """The person's relatives in these FAMILY columns (of this gender, when given)."""
+        return [p for column, name, count in person.relatives if column in columns
+                for p in self.by_name.get(name, ()) if len(p.positions) == count and (not gender or p.gender == gender)]
 
     def homonyms(self, folded_words: list[str]) -> list[tuple[Person, str]]:
         """The well-known people the name said may mean, each with what tells them apart, when nothing said
