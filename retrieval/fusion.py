@@ -26,6 +26,13 @@ def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float] | No
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
 
 
+def ahead(fused: Sequence[tuple[str, float]], first: Sequence[str]) -> list[tuple[str, float]]:
+    """``first`` put before every fused candidate, in its own order, scored above the best; the rest after."""
+    top = fused[0][1] if fused else 1.0
+    chosen = set(first)
+    return [(doc, top + 1.0 / (i + 1)) for i, doc in enumerate(first)] + [f for f in fused if f[0] not in chosen]
+
+
 def min_max(values: Sequence[float]) -> list[float]:
     """Scale to [0, 1]; all-equal input maps to 1.0."""
     if not values:

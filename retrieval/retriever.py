@@ -12,7 +12,7 @@ from corpus.references import exists, find_references, verses_of
 from retrieval.cache import TTLCache
 from retrieval.channels import SearchChannels
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
-from retrieval.fusion import rrf
+from retrieval.fusion import ahead, rrf
 from retrieval.index import documents
 from retrieval.index.embedders import Embedder
 from retrieval.index.lexical import LexicalIndex
@@ -301,13 +301,10 @@ class Retriever(SearchChannels, HitSelection):
             weights["memory"] = p.memory_weight
         fused = rrf(channels, weights, ks={"need": p.need_k, "memory": p.need_k})
         if verbatim:  # the verse quoted word for word comes first, whatever else the message says
-            top = fused[0][1] if fused else 1.0
-            fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(verbatim)] + [
-                f for f in fused if f[0] not in verbatim]
+            fused = ahead(fused, verbatim)
         if told is not None:  # the story retold comes first, its verses nearest the message leading
-            lead = self.stories.verses([told], vector, mask, STORY_LEAD)
-            top = fused[0][1] if fused else 1.0
-            fused = [(q, top + 1.0 / (i + 1)) for i, q in enumerate(lead)] + [f for f in fused if f[0] not in lead]
+            own = set(self.stories.positions[told])
+            fused = ahead(fused, [q for q in retold if q in own][:STORY_LEAD])
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
                       care=care, intent=intent, lexical_scores=own_scores, told=told)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from retrieval.fusion import min_max, rrf
+from retrieval.fusion import ahead, min_max, rrf
 
 
 def test_rrf_exact_scores_and_order():
@@ -41,3 +41,11 @@ def test_min_max():
     assert min_max([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
     assert min_max([5.0, 5.0]) == [1.0, 1.0]
     assert min_max([]) == []
+
+
+def test_ahead_puts_the_chosen_first_in_their_order_and_keeps_the_rest_once():
+    fused = [("a", 0.5), ("b", 0.4), ("c", 0.3)]
+    assert [d for d, _ in ahead(fused, ["c", "x"])] == ["c", "x", "a", "b"]
+    scores = [s for _, s in ahead(fused, ["c", "x"])]
+    assert scores[0] > scores[1] > 0.5 and scores[2:] == [0.5, 0.4]
+    assert ahead([], ["a"]) == [("a", 2.0)] and ahead(fused, []) == fused
