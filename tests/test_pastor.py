@@ -139,6 +139,16 @@ async def test_followup_without_llm_merges_and_keeps_its_scope(make_pastor):
     assert all(s.id.split(".")[0] in {"PSA", "PRO"} for s in reply.sources)  # the follow-up's scope
 
 
+async def test_a_greeting_or_thanks_after_an_answer_is_no_follow_up(make_pastor):
+    pastor = make_pastor(None)
+    first = await pastor.reply("c1", "o que a Bíblia diz sobre o preguiçoso e a formiga?")
+    assert first.sources
+    for said in ("oi", "obrigado!"):  # were the last question again, with its verses
+        reply = await pastor.reply("c1", said)
+        assert reply.query == said and not reply.sources, reply.text
+    assert (await pastor.reply("c1", "o que mais?")).query != "o que mais?"  # a follow-up still is one
+
+
 async def test_extractive_none_provider(make_pastor):
     reply = await make_pastor(None).reply("c1", "o que diz Salmo 23:1-2?")
     assert reply.status == REFERENCE and not reply.llm_called

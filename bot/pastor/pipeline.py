@@ -145,7 +145,7 @@ class Pastor:
         chosen = await on_cpu(choice, message, history, lambda q: self.retriever.search(q, 10, None))
         if chosen:  # "o irmão de João", after "de qual deles você quer saber?"
             query = chosen
-        elif is_followup(message, history):
+        elif is_followup(message, history) and not self.smalltalk.recognises(message):  # "oi" again: a greeting
             t = time.perf_counter()
             complete = None if self.llm is None else (
                 lambda msgs: self._complete(msgs, "rewrite", timings, max_tokens=80, temperature=0.0))
