@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.knowledge.homonyms import describe, prominent
+from retrieval.knowledge.homonyms import KINSHIP_FILE, asked_kinship, describe, prominent
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 
@@ -96,3 +96,20 @@ def test_a_plain_word_that_is_also_a_name_gives_way_to_the_name_said(people, que
     assert found is not None
     assert found.id == person if person else found.display == "Terá"
     assert {"boa", "ela"} <= people.ordinary and "moises" not in people.ordinary
+
+
+def test_the_kinship_words_a_question_may_say_are_read_from_the_data_file():
+    words = asked_kinship()
+    assert words["neto"] == ((("children",), ("children",)), "Male")
+    assert words["tio"] == ((("father", "mother"), ("siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")),
+                            "Male")
+    assert words["sogra"] == ((("partners",), ("mother",)), "")
+
+
+def test_a_kinship_word_with_an_unknown_column_stops_the_start_naming_the_file(tmp_path):
+    broken = tmp_path / "kinship.toml"
+    broken.write_text(KINSHIP_FILE.read_text(encoding="utf-8").replace(
+        'neto = { passos = ["children", "children"]', 'neto = { passos = ["netos"]'),
+        encoding="utf-8")
+    with pytest.raises(ValueError, match=r"kinship\.toml: parentesco 'neto'"):
+        asked_kinship(broken)

@@ -20,6 +20,7 @@ MIN_SHARE = 0.1  # nor one with less of the name's weight
 DOMINANT = 0.75  # a person with this share of the name's weight is the one meant ("Davi", "José"): no question
 SAME_LIST = 0.5  # sharing this much of a better-known homonym's verses: one list of names, not two people
 SIBLINGS = ("siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")  # told with their father
+FAMILY = ("father", "mother", "partners", "children", *SIBLINGS)  # Theographic's family columns
 MIN_WRITTEN = 2  # a word written after a name this often is what the person is called by
 
 
@@ -48,6 +49,23 @@ def prominent(candidates: list[Person]) -> list[Person]:
 def kinship(path: Path = KINSHIP_FILE) -> dict:
     """The words of each family relation (data/kinship.toml)."""
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def asked_kinship(path: Path = KINSHIP_FILE) -> dict[str, tuple[tuple[tuple[str, ...], ...], str]]:
+    """A word of kinship in a question, folded -> (the FAMILY columns of each step from the person named to the
+    relative, the relative's gender when the word tells it): "neto" is a child's child ([perguntas] in the file)."""
+    data = kinship(path)
+    groups = {name: tuple(columns) for name, columns in data.get("grupos", {}).items()}
+    words = {}
+    for word, entry in data.get("perguntas", {}).items():
+        steps = tuple(groups.get(step, (step,)) for step in entry.get("passos", ()))
+        gender = entry.get("sexo", "")
+        unknown = [c for step in steps for c in step if c not in FAMILY]
+        if not steps or unknown or gender not in ("", "Male", "Female"):
+            raise ValueError(f"{path}: parentesco '{word}' inválido (passos {entry.get('passos')}, sexo {gender!r})")
+        words[word] = (steps, gender)
+    return words
 
 
 def describe(person: Person, others: list[Person], spelled: dict[str, str], where: str,

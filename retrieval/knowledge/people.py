@@ -13,7 +13,7 @@ from pathlib import Path
 
 from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
-from retrieval.knowledge.homonyms import describe, listed_together, prominent, written_after
+from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
 from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
@@ -22,21 +22,6 @@ _ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{3,}\b")
 ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
-FAMILY = ("father", "mother", "partners", "children", "siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
-_SIBLINGS = ("siblings", "halfSiblingsSameMother", "halfSiblingsSameFather")
-_PARENTS = ("father", "mother")
-# a word of kinship, folded -> (the FAMILY columns of each step from the person named, the relative's gender when
-# the word tells it): "o neto de Saul" is a child of a child of Saul's, "o sogro de Moisés" a partner's father
-KINSHIP_WORDS = {"pai": ((("father",),), ""), "mae": ((("mother",),), ""), "irmao": ((_SIBLINGS,), "Male"),
-                 "irma": ((_SIBLINGS,), "Female"), "filho": ((("children",),), "Male"),
-                 "filha": ((("children",),), "Female"), "marido": ((("partners",),), ""),
-                 "esposo": ((("partners",),), ""), "esposa": ((("partners",),), ""),
-                 "mulher": ((("partners",),), "Female"), "neto": ((("children",), ("children",)), "Male"),
-                 "neta": ((("children",), ("children",)), "Female"), "sogro": ((("partners",), ("father",)), ""),
-                 "sogra": ((("partners",), ("mother",)), ""), "genro": ((("children",), ("partners",)), "Male"),
-                 "nora": ((("children",), ("partners",)), "Female"), "tio": ((_PARENTS, _SIBLINGS), "Male"),
-                 "tia": ((_PARENTS, _SIBLINGS), "Female"), "sobrinho": ((_SIBLINGS, ("children",)), "Male"),
-                 "sobrinha": ((_SIBLINGS, ("children",)), "Female")}
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
@@ -101,6 +86,7 @@ class PeopleIndex:
 
     @classmethod
     def load(cls, directory: Path, bible) -> PeopleIndex:
+        asked_kinship()  # a broken kinship file stops the start, naming the file
         try:
             with open(directory / "People.csv", encoding="utf-8-sig", newline="") as f:
                 people_rows = list(csv.DictReader(f))
@@ -195,7 +181,7 @@ class PeopleIndex:
         said right before the person's name, and one relative of that kind in the data, or one far better known."""
         names = {person.name, *person.also}
         for i, word in enumerate(folded_words[:-2]):
-            kind = KINSHIP_WORDS.get(word)
+            kind = asked_kinship().get(word)
             after = folded_words[i + 2: i + 4] if folded_words[i + 1] in ("de", "do", "da") else []
             if kind is None or not names.intersection(after):
                 continue
