@@ -113,3 +113,15 @@ def test_a_kinship_word_with_an_unknown_column_stops_the_start_naming_the_file(t
         encoding="utf-8")
     with pytest.raises(ValueError, match=r"kinship\.toml: parentesco 'neto'"):
         asked_kinship(broken)
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("quem foi Jó?", "job_1639"),  # a name of two letters, of someone the Bible speaks of often
+    ("quem foi Abrão?", None),  # never Ló, whose verses name Abrão beside him ("Ló" folds to the word "lo")
+    ("quem foi Is-Bosete", "ish-bosheth_622"),
+    ("Ur dos caldeus fica onde?", None),  # Ur, named once, is no person the question asks about
+    ("só quero saber uma coisa", None),
+])
+def test_a_name_of_two_letters_is_a_name_only_for_someone_well_known_and_never_a_plain_word(people, question, person):
+    found = people.find(_said(question))
+    assert (found.id if found else None) == person

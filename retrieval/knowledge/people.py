@@ -16,12 +16,13 @@ from corpus.text import fold
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
 from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
 
-_CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]{2,}\b")
-_IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{3,}\b")  # a lower-case word right after another word
-_ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{3,}\b")
+_CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
+_IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{2,}\b")  # a lower-case word right after another word
+_ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{2,}\b")
 ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
-_LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{3,}\b")
+_LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
+SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
@@ -111,11 +112,15 @@ class PeopleIndex:
         # a proper name is written capitalised inside a sentence somewhere ("Vai ter com..." starts one only)
         proper = {fold(m.group(0)) for v in bible.verses for m in _CAPITALISED.finditer(v.text)
                   if m.start() > 0 and v.text[:m.start()].rstrip()[-1:] not in ".!?:;«“\"—"}
+        written = Counter(fold(w) for v in bible.verses for w in set(_ANY_LOWER.findall(v.text)))
         aligned = []
         for row in people_rows:
             positions = _positions(bible, row.get("verses", ""))
             names = _aligned(row["name"], positions, capitalised, df, len(bible.verses)) if positions else []
-            names = [n for n in names if lower[n] < df[n] and n in proper]  # "Erã" folds to "era": a word
+            # "Erã" folds to "era": a word; a name of two letters is one only for someone the Bible speaks of
+            # often and never a plain word too ("Jó", not "Só" nor Ur beside "Ur dos caldeus")
+            names = [n for n in names if lower[n] < df[n] and n in proper
+                     and (len(n) > 2 or not written[n] and len(positions) >= SHORT_NAME_VERSES)]
             if names:
                 aligned.append((row, positions, names))
         # a name already carried by a more prominent person of another English name is a companion's
@@ -154,7 +159,8 @@ class PeopleIndex:
         written_low = Counter(fold(w) for v in bible.verses for w in set(_IN_SENTENCE.findall(v.text)))
         for position, words in enumerate(capitalised):
             for word in words & proper:
-                if lower[word] < df[word] and written_low[word] < df[word]:  # "Que" opens a quoted sentence
+                # "Que" opens a quoted sentence; two letters ("Ai", "Ur") are no place a question names
+                if len(word) > 2 and lower[word] < df[word] and written_low[word] < df[word]:
                     places.setdefault(word, []).append(position)
         # "João Batista": a proper word written after the name in the Baptist's verses only chooses him
         after = written_after(people, bible.verses, {w for w in proper if lower[w] < df[w]})
@@ -164,7 +170,6 @@ class PeopleIndex:
         index.spelled = spelled
         # a name the corpus writes more often as a plain word ("Ela", "Boã", "Tomé"/"tome") is only asked for when
         # the question names nobody else ("Boa noite… quem foi Moisés?")
-        written = Counter(fold(w) for v in bible.verses for w in set(_ANY_LOWER.findall(v.text)))
         index.ordinary = frozenset(n for n, found in index.by_name.items()
                                    if written[n] >= ORDINARY_VERSES and written[n] > len(found[0].positions))
         return index
