@@ -323,6 +323,16 @@ def test_a_small_child_who_swallowed_medicine_or_poison_is_an_emergency(semantic
     assert Lexicon.default().match("meu filho tomou a vacina ontem e ta com febre baixa") is None
 
 
+def test_a_count_of_pills_no_dose_has_taken_now_is_an_emergency(semantic):
+    """The meaning layer scored "30 paracetamol" just under its line; a count of pills taken is an overdose."""
+    for text in ("tomei uns 30 paracetamol agr pouco. nao sinto nada ainda, sera q fez efeito?",
+                 "engoli umas vinte pilulas de rivotril"):
+        screening = semantic.screen(text)
+        assert screening.crisis and screening.kind == "overdose-now", text
+    for text in ("tomei 2 paracetamol pra dor de cabeca, posso tomar mais?", "tomei 10 pontos na cabeca ontem"):
+        assert Lexicon.default().match(text) is None, text
+
+
 def test_firm_patterns_are_read_from_the_data_file(tmp_path):
     path = tmp_path / "patterns.toml"
     path.write_text('[[tipo]]\nnome = "suicide-direct"\nnivel = "imminent"\nfirmes = ["jeito de sumir pra sempre"]\n',
