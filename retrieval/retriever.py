@@ -23,6 +23,7 @@ from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
 from retrieval.knowledge.stories import StoryGuess
 from retrieval.knowledge.verbatim import VerbatimIndex
+from retrieval.relevance.answered import FLOOR as ANSWERED_FLOOR
 from retrieval.relevance.model import orders
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
 from retrieval.selection import HitSelection, label  # noqa: F401 (label: the bot imports it from here)
@@ -72,6 +73,8 @@ class RetrievalParams:
     need_k: int = 30  # RRF k of the need channel: smaller, and the map's order (most urgent need first) counts more
     memory_weight: float = 3.0  # verses blind judges found apt for close messages (retrieval/aptness/memory.py)
     memory_candidates: int = 30
+    answered_weight: float = 2.0  # verses chosen for the answered questions nearest a question (relevance/answered.py)
+    answered_floor: float = ANSWERED_FLOOR  # cosine below which an answered question is no neighbour
     life_in_question: float = 0.3  # a question this likely to tell a life gets the harm veto for its teller
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
@@ -113,6 +116,7 @@ class Retriever(SearchChannels, HitSelection):
         self.aptness_problem = ""  # why the ranker is off, when it is (shown in the status)
         self.relevance = None  # the learned order of a question's candidates (retrieval/relevance/), if trained
         self.relevance_problem = ""  # why it is off, when it is (shown in the status)
+        self.answered = None  # the verses chosen for questions answered before (retrieval/relevance/answered.py)
         self.stories = None  # named passages by meaning (retrieval/knowledge/stories.py), with the verse vectors
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
@@ -290,6 +294,11 @@ class Retriever(SearchChannels, HitSelection):
         if not quote and not care and not (intent is not None and intent.name == SITUATION):
             if meant := self._meant_topics(vector, mask):
                 channels["temas"], weights["temas"] = meant, p.meaning_topics_weight
+        if self.answered is not None and not quote and not care and told is None and \
+                intent is not None and intent.name == TEACHING:  # what Scripture teaches: questions like it answered
+            channels["respondidas"] = self.answered.channel(vector, p.memory_candidates, mask, exclude,
+                                                            floor=p.answered_floor)
+            weights["respondidas"] = p.answered_weight
         if not quote and not care and intent is not None and intent.name == KNOWLEDGE and plan.scope is None:
             if named := self._named(plan, own_scores, mask):  # a story of someone the Bible names
                 channels["nomeados"], weights["nomeados"] = named, p.named_weight
@@ -299,7 +308,7 @@ class Retriever(SearchChannels, HitSelection):
             memory = self.aptness.features.memory
             channels["memory"] = memory.channel(vector, p.memory_candidates, mask, memory.situations.get(exclude))
             weights["memory"] = p.memory_weight
-        fused = rrf(channels, weights, ks={"need": p.need_k, "memory": p.need_k})
+        fused = rrf(channels, weights, ks={"need": p.need_k, "memory": p.need_k, "respondidas": p.need_k})
         if verbatim:  # the verse quoted word for word comes first, whatever else the message says
             fused = ahead(fused, verbatim)
         if told is not None:  # the story retold comes first, its verses nearest the message leading

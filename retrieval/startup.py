@@ -131,6 +131,9 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     if topics is not None:
         with stage("ranqueador de relevância"):
             retriever.relevance, retriever.relevance_problem = _relevance(config, retriever)
+    if retriever.relevance is not None:  # the ranker was trained with this memory as one of its channels
+        with stage("perguntas respondidas"):
+            retriever.answered = _answered(config, retriever)
     with stage("passagens pelo sentido"):
         retriever.stories = _stories(config, retriever)
     return retriever
@@ -157,6 +160,29 @@ def _stories(config: IndexConfig, retriever):
         return None
     return StoryMeanings.cached(retriever.knowledge.passages, retriever.bible, verses, retriever.embedder.embed,
                                 slug, directory, read_frames(), exemplars, other_kinds())
+
+
+def _answered(config: IndexConfig, retriever):
+    """The questions answered before (retrieval/data/relevance), or None (said in the log) without verse vectors."""
+    from retrieval.aptness.memory import VerseVectors
+    from retrieval.relevance.answered import answered_questions
+    from retrieval.relevance.train import load_questions, training_files
+    from retrieval.understand.query import plan_query
+    from retrieval.understand.topic_meaning import read_frames
+
+    try:
+        questions = load_questions(training_files())
+    except (OSError, ValueError) as error:
+        raise IndexNotReady(f"perguntas respondidas inválidas: {error}") from error
+    directory = config.intent_model_dir or config.index_dir / "understanding"
+    slug = retriever.embedder.identity.slug
+    try:
+        verses = VerseVectors.of_index(retriever.bible, slug, config.index_dir, directory)
+    except (OSError, ValueError) as error:
+        log.warning("perguntas respondidas desativadas: %s", error)
+        return None
+    return answered_questions(questions, read_frames(), retriever.bible, retriever.embedder.embed, verses, directory,
+                              slug, lambda q: plan_query(q, retriever.thesaurus).search_text)
 
 
 def _relevance(config: IndexConfig, retriever):

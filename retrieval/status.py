@@ -99,8 +99,11 @@ def index_status(config: IndexConfig, retriever=None, errors: list[str] | None =
             status.ranker = f"DESATIVADO: {getattr(retriever, 'aptness_problem', '') or 'sem modelo'}"
         if getattr(retriever, "relevance", None) is not None:
             model = retriever.relevance.model
+            answered = getattr(retriever, "answered", None)
+            memory = (f"; memória de {len(answered.memory.situations)} perguntas respondidas" if answered is not None
+                      else "; SEM a memória das perguntas respondidas (vetores dos versículos ausentes)")
             status.relevance = (f"aprendido de {model.report.get('questions', '?')} perguntas respondidas às cegas "
-                                f"(modelo {model.data_sha})")
+                                f"(modelo {model.data_sha}){memory}")
         else:
             status.relevance = f"DESATIVADO: {getattr(retriever, 'relevance_problem', '') or 'sem tópicos'}"
         status.evidence_floor = ("calibrado para este embedder" if retriever.floor.calibrated else

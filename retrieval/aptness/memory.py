@@ -99,7 +99,7 @@ class GradeMemory:
         kept = [(p, position_of(p.verse)) for p in pairs]
         kept = [(p, pos) for p, pos in kept if pos is not None]
         texts = list(dict.fromkeys(p.q for p, _ in kept))
-        vectors = _message_vectors(texts, embed, cache_dir, slug, prepare)
+        vectors = message_vectors(texts, embed, cache_dir, slug, prepare)
         row = {t: i for i, t in enumerate(texts)}
         situations = sorted({p.situation for p, _ in kept})
         sid = {s: i for i, s in enumerate(situations)}
@@ -151,13 +151,14 @@ class GradeMemory:
         return np.stack([harmful / (weight.sum(axis=1) + 0.05), harmful], axis=1)
 
     def channel(self, message: np.ndarray, limit: int = 30, mask=None, exclude: int | None = None,
-                neighbours: int = NEIGHBOURS) -> list[int]:
+                neighbours: int = NEIGHBOURS, floor: float = -1.0) -> list[int]:
         """Verses judged apt for the closest graded messages, most supported first: each of the ``neighbours``
-        closest messages votes with its kernel weight (apt +1, weak +0.25, tone-deaf -2); only verses some close
-        message found apt are offered."""
+        closest messages (no farther than cosine ``floor``) votes with its kernel weight (apt +1, weak +0.25,
+        tone-deaf -2); only verses some close message found apt are offered."""
         if not len(self.pair_grade):
             return []
-        near = np.exp(SHARPNESS * (self.messages @ np.asarray(message, np.float32) - 1.0))
+        cosine = self.messages @ np.asarray(message, np.float32)
+        near = np.where(cosine >= floor, np.exp(SHARPNESS * (cosine - 1.0)), 0.0)
         if exclude is not None:
             near[np.unique(self.pair_message[self.pair_situation == exclude])] = 0.0
         closest = np.argsort(-near)[:neighbours]
@@ -179,7 +180,7 @@ class GradeMemory:
 _EMBEDDED: dict[str, np.ndarray] = {}
 
 
-def _message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
+def message_vectors(texts: list[str], embed, cache_dir: Path | None, slug: str,
                      prepare: Callable[[str], str] = str) -> np.ndarray:
     """The vectors of the messages as the search embeds them (``prepare``), kept in ``cache_dir`` keyed by the
     texts and the embedder (a restart reads them instead of preparing and embedding ~1,300 messages)."""

@@ -13,7 +13,7 @@ from retrieval.understand.topic_meaning import MARGIN
 
 POOL = 30  # candidates taken from each channel (and from the fused order)
 TOPICS = 8  # topics nearest the question in meaning, whatever their distance
-CHANNELS = ("lexical", "dense", "topical", "temas", "need", "memory", "near_topics")
+CHANNELS = ("lexical", "dense", "topical", "temas", "need", "memory", "respondidas", "near_topics")
 FEATURES = (*(f"rr_{c}" for c in CHANNELS), "fused_rr", "fused_log_rank", "cosine", "cosine_gap", "topic_fit",
             "topic_sum", "votes", "words", "lexical_share",
             *(f"p_{i}" for i in INTENTS), "care", "teaching", "recognised", "terms")

@@ -58,7 +58,8 @@ def examples(retriever, features: CandidateFeatures, questions: list[dict],
         plan = plan_query(item["q"], retriever.thesaurus)
         if not plan.text.strip():
             continue
-        fusion = retriever.fuse(plan, retriever.understand(item["q"]))
+        # a question is left out of the answered questions it is trained against
+        fusion = retriever.fuse(plan, retriever.understand(item["q"]), exclude=str(item.get("id") or item["q"]))
         if not orders(fusion):
             continue
         pool, x = features.rows(plan, fusion)
