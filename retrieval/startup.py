@@ -139,9 +139,25 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
     return retriever
 
 
+def _understanding(config: IndexConfig):
+    """Where the models and caches of understanding are kept beside the index."""
+    return config.intent_model_dir or config.index_dir / "understanding"
+
+
+def _verse_vectors(config: IndexConfig, retriever, what: str):
+    """The index's verse vectors aligned to the corpus, or None (said in the log: ``what`` is off without them)."""
+    from retrieval.aptness.memory import VerseVectors
+
+    try:
+        return VerseVectors.of_index(retriever.bible, retriever.embedder.identity.slug, config.index_dir,
+                                     _understanding(config))
+    except (OSError, ValueError) as error:
+        log.warning("%s desativadas: %s", what, error)
+        return None
+
+
 def _stories(config: IndexConfig, retriever):
     """Named passages by meaning, or None (said in the log) when the index's verse vectors cannot be read."""
-    from retrieval.aptness.memory import VerseVectors
     from retrieval.knowledge.stories import StoryMeanings, load_exemplars, other_kinds
     from retrieval.understand.topic_meaning import read_frames
 
@@ -151,20 +167,16 @@ def _stories(config: IndexConfig, retriever):
         exemplars = load_exemplars()
     except (OSError, ValueError) as error:
         raise IndexNotReady(f"recontos das passagens inválidos: {error}") from error
-    directory = config.intent_model_dir or config.index_dir / "understanding"
-    slug = retriever.embedder.identity.slug
-    try:
-        verses = VerseVectors.of_index(retriever.bible, slug, config.index_dir, directory)
-    except (OSError, ValueError) as error:
-        log.warning("passagens pelo sentido desativadas: %s", error)
+    verses = _verse_vectors(config, retriever, "passagens pelo sentido")
+    if verses is None:
         return None
     return StoryMeanings.cached(retriever.knowledge.passages, retriever.bible, verses, retriever.embedder.embed,
-                                slug, directory, read_frames(), exemplars, other_kinds())
+                                retriever.embedder.identity.slug, _understanding(config), read_frames(), exemplars,
+                                other_kinds())
 
 
 def _answered(config: IndexConfig, retriever):
     """The questions answered before (retrieval/data/relevance), or None (said in the log) without verse vectors."""
-    from retrieval.aptness.memory import VerseVectors
     from retrieval.relevance.answered import answered_questions
     from retrieval.relevance.train import load_questions, training_files
     from retrieval.understand.query import plan_query
@@ -174,15 +186,12 @@ def _answered(config: IndexConfig, retriever):
         questions = load_questions(training_files())
     except (OSError, ValueError) as error:
         raise IndexNotReady(f"perguntas respondidas inválidas: {error}") from error
-    directory = config.intent_model_dir or config.index_dir / "understanding"
-    slug = retriever.embedder.identity.slug
-    try:
-        verses = VerseVectors.of_index(retriever.bible, slug, config.index_dir, directory)
-    except (OSError, ValueError) as error:
-        log.warning("perguntas respondidas desativadas: %s", error)
+    verses = _verse_vectors(config, retriever, "perguntas respondidas")
+    if verses is None:
         return None
-    return answered_questions(questions, read_frames(), retriever.bible, retriever.embedder.embed, verses, directory,
-                              slug, lambda q: plan_query(q, retriever.thesaurus).search_text)
+    return answered_questions(questions, read_frames(), retriever.bible, retriever.embedder.embed, verses,
+                              _understanding(config), retriever.embedder.identity.slug,
+                              lambda q: plan_query(q, retriever.thesaurus).search_text)
 
 
 def _relevance(config: IndexConfig, retriever):
