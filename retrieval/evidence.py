@@ -78,8 +78,9 @@ class EvidenceFloor:
             return True
         if not self.calibrated:
             return bool(s.concepts or s.faith_words) or s.lexical_best >= 2
-        if s.concepts or s.faith_words:
-            return s.dense_top >= self.dense_pastoral or s.lexical_best >= 2
+        if s.concepts or s.faith_words:  # a concept's name said alone ("luto"): one word is far from any verse
+            alone = bool(s.concepts) and s.lexical_terms == 1
+            return s.dense_top >= self.dense_pastoral or s.lexical_best >= 2 or alone
         if s.quote_like:
             return s.dense_top >= self.dense_quote
         if s.dense_top >= self.dense_alone:

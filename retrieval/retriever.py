@@ -161,6 +161,8 @@ class Retriever(SearchChannels, HitSelection):
         if answered is not None:
             return answered
         result = self._hybrid(plan, k, intent, exclude)
+        if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
+            return named
         return replace(result, intent=intent.as_dict()) if intent is not None else result
 
     def _request_after_small_talk(self, plan: QueryPlan, intent: Intent | None) -> tuple[QueryPlan, Intent | None]:

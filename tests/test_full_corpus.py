@@ -319,6 +319,10 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("minha avó ta internada. a gente lembrou daquela mulher que tocou na roupa de jesus no meio da multidão e "
      "ficou curada, onde fica?", "historia", "MRK.5.27"),
     ("vc é de qual igreja?", "conversa", None),  # a question to the bot: one word of a theme in a sentence
+    # one word: a theme as people name it, a person, a title after its article (were small talk, "nothing found")
+    ("orgulho", "", "PRO.16.18"), ("noé", "pessoa", "GEN.6.8"), ("pentecostes", "passagem", "ACT.2.1"),
+    ("obrigado", "conversa", None), ("quem foi melquisedec", "pessoa", "GEN.14.18"),  # a name spelled by ear
+    ("aquela do bom samaritano", "passagem", "LUK.10.30"),  # read as a quotation, but no verse is quoted
     ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8")])  # thanks, then a request (was small talk)
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)

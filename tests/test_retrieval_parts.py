@@ -32,6 +32,8 @@ def test_floor_decisions():
     floor = EvidenceFloor()
     assert not floor.has_evidence(signals(dense_top=0.33, lexical_terms=2, lexical_best=1))  # off-topic
     assert floor.has_evidence(signals(dense_top=0.36, concepts=1))  # a pastoral concept
+    assert floor.has_evidence(signals(dense_top=0.2, concepts=1, lexical_terms=1, lexical_best=1))  # "luto" alone
+    assert not floor.has_evidence(signals(dense_top=0.2, concepts=1, lexical_terms=3, lexical_best=1))
     assert floor.has_evidence(signals(dense_top=0.6))  # a very close verse
     assert floor.has_evidence(signals(dense_top=0.40, lexical_terms=4, lexical_best=3))  # a quote
     assert not floor.has_evidence(signals(dense_top=0.40, lexical_terms=2, lexical_best=2))

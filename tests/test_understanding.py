@@ -18,6 +18,7 @@ from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.knowledge.questions import _ABOUT_SOMEONE, _chat_rather_than_nothing
+from retrieval.knowledge.spelling import sound_key
 from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
 from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
 from retrieval.results import OK
@@ -69,6 +70,20 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     chapter = find_references("salmo do bom pastor, Salmos 23")
     assert passages.within("salmo do bom pastor, Salmos 23", chapter).name == "Salmo do pastor"
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
+
+
+def test_a_title_of_one_word_after_its_article_is_found_said_alone_and_nowhere_else(tmp_path, mini_index):
+    passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", PASSAGES + """
+[[passagem]]
+nome = "O Confiante"
+variantes = ["a confianca"]
+trecho = "Salmos 56:1-2"
+"""))
+    assert passages.find("confiante").name == "O Confiante"  # "pentecostes" for "O Pentecostes"
+    assert passages.find("me fala do confiante?").name == "O Confiante"
+    assert passages.find("confianca").name == "O Confiante"  # a variant's article too
+    assert passages.find("sou uma pessoa confiante") is None  # a word of a sentence is no name
+    assert passages.find("pastor") is None  # a variant of one word without an article names nothing
 
 
 def test_a_passage_name_said_in_other_forms_of_its_words_is_found_and_names_stay_whole(tmp_path, mini_index):
@@ -326,6 +341,22 @@ def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
     assert index.relative(joao, "e a mae do joao".split()) is isabel
     assert index.relative(joao, "quem foi joao batista".split()) is None
     assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess
+
+
+def test_a_name_spelled_by_ear_finds_the_person_and_a_plain_word_never_does():
+    assert sound_key("melquisedec") == sound_key("melquisedeque") and sound_key("zakeu") == sound_key("zaqueu")
+    melquisedeque = Person("melchizedek_1", "Melchizedek", "melquisedeque", "Melquisedeque", frozenset(), (1, 2), ())
+    zaqueu = Person("zacchaeus_1", "Zacchaeus", "zaqueu", "Zaqueu", frozenset(), (3, 4), ())
+    gera = Person("gera_1", "Gera", "gera", "Gera", frozenset(), (5,), ())
+    hagias = Person("haggiah_1", "Haggiah", "hagias", "Hagias", frozenset(), (6,), ())
+    abraao = Person("abraham_1", "Abraham", "abraao", "Abraão", frozenset(), tuple(range(10, 40)), ())
+    index = PeopleIndex([melquisedeque, zaqueu, gera, hagias, abraao], [])
+    assert index.names_someone("abraao") and not index.names_someone("zaqueu")  # said alone: someone well known
+    assert not index.names_someone("abraco")  # "fui, abraço": one letter off a name is a word said alone
+    assert index.find("quem foi melquisedec".split()) is melquisedeque
+    assert index.find("quem era zakeu".split()) is zaqueu
+    assert index.find("quem foi a guerra".split()) is None  # a short name is too easily a word by ear
+    assert index.find("quem sao as aguias".split()) is None  # by ear, but another first letter
 
 
 def test_a_relative_two_steps_away_is_found_through_the_one_between():

@@ -79,6 +79,7 @@ class NamedPassages:
         self.passages = passages
         self.proper = proper  # names of people and places, never stemmed ("Pedro" is not "pedra")
         self.titles: frozenset[str] = frozenset()  # the passages' own names, not words of them (set by `load`)
+        self.alone: dict[str, NamedPassage] = {}  # a title of one word after its article, said alone (by `load`)
         self.phrases = {" ".join(_spelled(p.split())): passage for p, passage in phrases.items()}
         phrases = self.phrases
         name_words: dict[str, set[str]] = {}
@@ -113,7 +114,7 @@ class NamedPassages:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise PassagesError(f"{path}: {error}") from error
-        passages, phrases, absent, titles = [], {}, [], set()
+        passages, phrases, absent, titles, alone = [], {}, [], set(), {}
         capitalised: set[str] = set()
         lowercase: set[str] = set()
         for n, entry in enumerate(data.get("passagem", []), 1):
@@ -139,15 +140,18 @@ class NamedPassages:
                 key = words_of(phrase)
                 bare = key.split(" ", 1)[1] if key.split(" ", 1)[0] in ARTICLES else key  # "do rico e Lázaro"
                 for form in (key, bare):
-                    if len(form.split()) >= 2:  # one word alone is never a passage's name
+                    if len(form.split()) >= 2:  # one word alone is never a passage's name...
                         phrases.setdefault(form, passage)
                         if n_phrase == 0 and not remembered and f" {_bare(form)} " not in own_text:  # a title
                             titles.add(form)
+                if bare != key and len(bare.split()) == 1:  # ... but "O Pentecostes" is asked as "pentecostes"
+                    alone.setdefault(bare, passage)
         if absent:
             log.warning("%s: %d passagem(ns) ausente(s) deste texto bíblico, ignoradas: %s", Path(path).name,
                         len(absent), ", ".join(absent[:5]) + (" …" if len(absent) > 5 else ""))
         named = cls(passages, phrases, frozenset(capitalised - lowercase))
         named.titles = frozenset(" ".join(_spelled(p.split())) for p in titles)
+        named.alone = {" ".join(_spelled([word])): passage for word, passage in alone.items()}
         return named
 
     def find(self, text: str) -> NamedPassage | None:
@@ -163,7 +167,9 @@ class NamedPassages:
         found = list(dict.fromkeys([m.group(0) for m in self._regex.finditer(" ".join(words))]
                                    + self._stem_found(words)))
         if not found:
-            return None
+            content = [w for w in words if w not in STOPWORDS and w not in FRAME]
+            alone = self.alone.get(content[0]) if len(content) == 1 else None  # "pentecostes?", "fala do shema"
+            return (alone, 1.0, True) if alone is not None else None
         longest = max(found, key=len)
         passage = self.phrases[longest]
         # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name; so is a message

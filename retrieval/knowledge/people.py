@@ -14,7 +14,7 @@ from pathlib import Path
 from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
-from retrieval.knowledge.passages import MIN_TYPO_LENGTH, one_edit
+from retrieval.knowledge.spelling import NameSpelling
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
 _IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{2,}\b")  # a lower-case word right after another word
@@ -81,9 +81,7 @@ class PeopleIndex:
         self.by_name: dict[str, list[Person]] = {}
         for person in sorted(people, key=lambda p: -len(p.positions)):
             self.by_name.setdefault(person.name, []).append(person)
-        self._names_by_initial: dict[str, list[str]] = {}
-        for name in self.by_name:
-            self._names_by_initial.setdefault(name[0], []).append(name)
+        self.spelling = NameSpelling(self.by_name)
 
     @classmethod
     def load(cls, directory: Path, bible) -> PeopleIndex:
@@ -181,6 +179,13 @@ class PeopleIndex:
         qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
         return qualified[0] if qualified else candidates[0] if candidates else None
 
+    def names_someone(self, word: str) -> bool:
+        """Whether the word, said alone, names someone the Bible speaks of often ("noé"), and is no plain word
+        (nor a word one letter off a name: "abraço")."""
+        name = word if word in self.by_name else self.spelling.by_ear(word)
+        return name in self.by_name and name not in self.ordinary and \
+            len(self.by_name[name][0].positions) >= SHORT_NAME_VERSES
+
     def relative(self, person: Person, folded_words: list[str]) -> Person | None:
         """The relative the question asks for instead ("quem era o pai de João Batista?"): the word of kinship
         said right before the person's name, and one relative of that kind in the data, or one far better known."""
@@ -226,7 +231,7 @@ class PeopleIndex:
         named = next((w for w in said if w not in self.ordinary), None)
         if named is not None:
             return self.by_name[named]
-        spelled = [self._spelling(w) for w in folded_words if w not in self.by_name]
+        spelled = [self.spelling.nearest(w) for w in folded_words if w not in self.by_name]
         typed = next((n for n in spelled if n in self.by_name and n not in self.ordinary), None)
         if typed is not None:  # "pq chamam de jezebel? quem foi ela": Jezabel, not King Elah
             return self.by_name[typed]
@@ -247,13 +252,6 @@ class PeopleIndex:
             if word in self.names and word not in self.by_name:
                 return self.spelled.get(word, word), self.names[word]
         return None
-
-    def _spelling(self, word: str) -> str:
-        """A long name typed one letter off ("mefiboset") is the name it nearly is, when only one is."""
-        if len(word) < MIN_TYPO_LENGTH:
-            return word
-        near = [n for n in self._names_by_initial.get(word[0], ()) if one_edit(word, n)]
-        return near[0] if len(near) == 1 else word
 
     def _introduction(self, person: Person) -> int:
         """The person's first verse in the first chapter that speaks of them at length, else their first."""

@@ -55,15 +55,19 @@ class Knowledge:
         words = words_of(plan.text).split()
         understood = intent.as_dict() if intent else None
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
-        asked_for = self.people.find(words) if self.people is not None and _WHO.search(said) else None
+        content = [w for w in words if w not in STOPWORDS]
+        # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
+        asked_for = self.people.find(words) if self.people is not None and (
+            _WHO.search(said) or len(content) == 1 and self.people.names_someone(content[0])) else None
         named = self._named(plan, intent, words, retriever)
         if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)):
             return self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?": Apolo
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
-        content = [w for w in words if w not in STOPWORDS]
-        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (  # "graça e paz!" greets,
-            len(words) == 1 or intent is None or intent.confidence < THEME_OVER_GREETING)  # "vc é de qual igreja?" asks
+        unsure = intent is None or intent.confidence < THEME_OVER_GREETING  # "graça e paz!" greets
+        theme = 0 < len(content) <= 3 and all(w in vocabulary for w in content) and (len(words) == 1 or unsure)
+        # ... and so does one word that is how people name a theme ("orgulho", "preguiça"; "obrigado" thanks)
+        theme = theme or len(content) == 1 and unsure and any(c.triggered_by(content[0]) for c in plan.concepts)
         who = asked_for is not None
         if intent is not None and intent.name == SMALLTALK and _chat_rather_than_nothing(intent) \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
@@ -129,6 +133,15 @@ class Knowledge:
                 retriever.verbatim.quoted(plan.text):
             return None  # a verse said word for word; a question about the story may say its words too
         return passage if share >= self._share_needed(intent, words, titled) else None
+
+    def mentioned(self, retriever, plan, intent: Intent | None) -> SearchResult | None:
+        """The passage a message names when nothing else answers it ("aquela do bom samaritano" reads as a
+        quotation, but no verse holds it): better the passage than "the Bible does not address it"."""
+        match = self.passages.match(plan.text) if self.passages is not None else None
+        if match is None or match[1] < NAME_SHARE or \
+                plan.scope is not None and match[0].reference.book not in plan.scope.books:
+            return None
+        return self._passage(retriever, plan, match[0], intent.as_dict() if intent else None)
 
     @staticmethod
     def _share_needed(intent: Intent | None, words: list[str], titled: bool = False) -> float:

@@ -24,6 +24,10 @@ class Concept:
     vocabulary: tuple[str, ...]  # biblical words for query expansion
     topics: tuple[str, ...]  # OpenBible topic names
 
+    def triggered_by(self, word: str) -> bool:
+        """Whether this word alone touches the concept (a trigger word or prefix)."""
+        return word in self.words or any(word.startswith(prefix) for prefix in self.prefixes)
+
 
 def _split(field: str) -> list[str]:
     return [item.strip() for item in field.split(",") if item.strip()]
