@@ -3,6 +3,8 @@ quotation a message holds word for word, the story it retells, and the signals t
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from retrieval.evidence import EvidenceSignals, faith_word_count
@@ -10,7 +12,7 @@ from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge import stories
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.stories import NO_STORY, StoryGuess
-from retrieval.knowledge.verbatim import quoted_runs
+from retrieval.knowledge.verbatim import RARE, quoted_runs
 from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SMALLTALK, TEACHING, Intent
 from retrieval.understand.message import sentences
 from retrieval.understand.query import BOOK_TALK, QueryPlan
@@ -31,13 +33,16 @@ class SearchChannels:
             return []
         found = self.verbatim.quoted(plan.text, mask)
         held = self.lexical.by_coordination(plan.alternatives, scores, 50, mask)  # most of its words, anywhere
+        shared: dict[int, set] = {}
         for position in dict.fromkeys([*held, *_top(scores, 50), *dense[:50]]):
             words = self._verse_runs.get(position)
             if words is None:
                 words = self._verse_runs[position] = quoted_runs(self.bible.verses[position].text)
             if position not in found and wanted & words:
-                found.append(position)
-        return found
+                shared[position] = wanted & words
+        # a run that many candidates hold is a formula ("que o Senhor teu Deus"), which quotes none of them
+        held_by = Counter(run for runs in shared.values() for run in runs)
+        return found + [p for p, runs in shared.items() if any(held_by[run] <= RARE for run in runs)]
 
     def _lexical(self, plan: QueryPlan, scores: np.ndarray, mask) -> tuple[list[int], int]:
         """The lexical ranking from the question's own scores (plus its concepts' words), and how many
