@@ -322,7 +322,7 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     # one word: a theme as people name it, a person, a title after its article (were small talk, "nothing found")
     ("orgulho", "", "PRO.16.18"), ("noé", "pessoa", "GEN.6.8"), ("pentecostes", "passagem", "ACT.2.1"),
     ("obrigado", "conversa", None), ("quem foi melquisedec", "pessoa", "GEN.14.18"),  # a name spelled by ear
-    ("aquela do bom samaritano", "passagem", "LUK.10.30"),  # read as a quotation, but no verse is quoted
+    ("aquela do bom samaritano", "passagem", "LUK.10.25"),  # read as a quotation, but no verse is quoted
     # a formula many verses hold quotes none of them (was Deuteronomy 31:6, 7:19, 20:1, all "que o Senhor teu Deus")
     ("onde ta escrito seja forte e corajoso nao temas pq o senhor teu deus estara contigo", None, "JOS.1.9"),
     ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8")])  # thanks, then a request (was small talk)
