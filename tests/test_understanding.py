@@ -18,7 +18,6 @@ from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.knowledge.questions import _ABOUT_SOMEONE, _chat_rather_than_nothing
-from retrieval.knowledge.spelling import sound_key
 from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
 from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
 from retrieval.results import OK
@@ -329,49 +328,6 @@ def test_a_question_about_a_teaching_unlikely_off_the_subject_is_not_turned_away
     assert mini_retriever.floor.calibrated
     assert mini_retriever._evidence(near, asked) and not mini_retriever._evidence(near, unsure)
     assert not mini_retriever._evidence(replace(near, dense_top=0.2), asked)  # far from every verse: no evidence
-
-
-def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
-    zacarias = Person("zacarias_1", "Zechariah", "zacarias", "Zacarias", frozenset(), (1, 2, 3), ())
-    isabel = Person("isabel_1", "Elizabeth", "isabel", "Isabel", frozenset(), (4, 5), (), "Female")
-    joao = Person("joao_1", "John", "joao", "João", frozenset({"batista"}), tuple(range(10, 40)), (), "Male",
-                  (("father", "zacarias", 3), ("mother", "isabel", 2)))
-    index = PeopleIndex([zacarias, isabel, joao], [])
-    assert index.relative(joao, "quem era o pai de joao batista".split()) is zacarias
-    assert index.relative(joao, "e a mae do joao".split()) is isabel
-    assert index.relative(joao, "quem foi joao batista".split()) is None
-    assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess
-
-
-def test_a_name_spelled_by_ear_finds_the_person_and_a_plain_word_never_does():
-    assert sound_key("melquisedec") == sound_key("melquisedeque") and sound_key("zakeu") == sound_key("zaqueu")
-    melquisedeque = Person("melchizedek_1", "Melchizedek", "melquisedeque", "Melquisedeque", frozenset(), (1, 2), ())
-    zaqueu = Person("zacchaeus_1", "Zacchaeus", "zaqueu", "Zaqueu", frozenset(), (3, 4), ())
-    gera = Person("gera_1", "Gera", "gera", "Gera", frozenset(), (5,), ())
-    hagias = Person("haggiah_1", "Haggiah", "hagias", "Hagias", frozenset(), (6,), ())
-    abraao = Person("abraham_1", "Abraham", "abraao", "Abraão", frozenset(), tuple(range(10, 40)), ())
-    index = PeopleIndex([melquisedeque, zaqueu, gera, hagias, abraao], [])
-    assert index.names_someone("abraao") and not index.names_someone("zaqueu")  # said alone: someone well known
-    assert not index.names_someone("abraco")  # "fui, abraço": one letter off a name is a word said alone
-    assert index.find("quem foi melquisedec".split()) is melquisedeque
-    assert index.find("quem era zakeu".split()) is zaqueu
-    assert index.find("quem foi a guerra".split()) is None  # a short name is too easily a word by ear
-    assert index.find("quem sao as aguias".split()) is None  # by ear, but another first letter
-
-
-def test_a_relative_two_steps_away_is_found_through_the_one_between():
-    saul = Person("saul_1", "Saul", "saul", "Saul", frozenset(), tuple(range(100, 160)), (), "Male",
-                  (("children", "jonatas", 20), ("children", "micol", 8)))
-    jonatas = Person("jonatan_1", "Jonathan", "jonatas", "Jônatas", frozenset(), tuple(range(20)), (), "Male",
-                     (("father", "saul", 60), ("children", "mefibosete", 14)))
-    micol = Person("michal_1", "Michal", "micol", "Mical", frozenset(), tuple(range(8)), (), "Female",
-                   (("father", "saul", 60),))
-    mefibosete = Person("mephibosheth_1", "Mephibosheth", "mefibosete", "Mefibosete", frozenset(),
-                        tuple(range(200, 214)), (), "Male", (("father", "jonatas", 20),))
-    index = PeopleIndex([saul, jonatas, micol, mefibosete], [])
-    assert index.relative(saul, "quem era o neto do saul que era aleijado".split()) is mefibosete
-    assert index.relative(saul, "quem era a neta do saul".split()) is None  # no granddaughter: never a guess
-    assert index.relative(jonatas, "quem era o sobrinho de jonatas".split()) is None
 
 
 @pytest.mark.parametrize(("text", "about"), [

@@ -127,7 +127,7 @@ class Knowledge:
         if match is None:
             return None
         passage, share, titled = match
-        if plan.scope is not None and passage.reference.book not in plan.scope.books:
+        if not _in_scope(passage, plan):
             return None  # "em Provérbios, o que se diz sobre a língua?" asks Proverbs, not James 3
         if not titled and (intent is None or intent.name not in (KNOWLEDGE, TEACHING)) and \
                 retriever.verbatim.quoted(plan.text):
@@ -138,8 +138,7 @@ class Knowledge:
         """The passage a message names when nothing else answers it ("aquela do bom samaritano" reads as a
         quotation, but no verse holds it): better the passage than "the Bible does not address it"."""
         match = self.passages.match(plan.text) if self.passages is not None else None
-        if match is None or match[1] < NAME_SHARE or \
-                plan.scope is not None and match[0].reference.book not in plan.scope.books:
+        if match is None or match[1] < NAME_SHARE or not _in_scope(match[0], plan):
             return None
         return self._passage(retriever, plan, match[0], intent.as_dict() if intent else None)
 
@@ -155,6 +154,11 @@ class Knowledge:
             # for, unless the passage's title ("a sarça ardente") or "the psalm of..." is said
             return NAME_SHARE if CONTAINERS.intersection(words) or titled else 2.0
         return NAME_SHARE if len(words) > SHORT else 0.0
+
+
+def _in_scope(passage, plan) -> bool:
+    """Whether the passage lies inside the scope the message asks for (any, when it asks for none)."""
+    return plan.scope is None or passage.reference.book in plan.scope.books
 
 
 def _chat_rather_than_nothing(intent: Intent) -> bool:
