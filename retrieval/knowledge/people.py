@@ -186,6 +186,11 @@ class PeopleIndex:
         return name in self.by_name and name not in self.ordinary and \
             len(self.by_name[name][0].positions) >= SHORT_NAME_VERSES
 
+    def names_anyone(self, folded_words: list[str]) -> bool:
+        """Whether the words name someone: as written, typed one letter off or by ear; never a plain word."""
+        return any(w not in self.ordinary and (w in self.by_name or self.spelling.nearest(w) in self.by_name)
+                   for w in folded_words)
+
     def relative(self, person: Person, folded_words: list[str]) -> Person | None:
         """The relative the question asks for instead ("quem era o pai de João Batista?"): the word of kinship
         said right before the person's name, and one relative of that kind in the data, or one far better known."""

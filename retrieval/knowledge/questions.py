@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from corpus.references import verses_of
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.described import Mentions, asks_for_someone_described, described_settings, gender_asked
+from retrieval.knowledge.homonyms import asked_kinship
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import OK, REFERENCE, SearchResult
@@ -19,6 +21,7 @@ THEME_OVER_GREETING = 0.85  # below this, two or three theme words ask for the t
 SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells something
 NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
 TEACHING_NAME_SHARE = 0.6
+DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the person was
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
 CONTAINERS = frozenset("salmo salmos parabola oracao historia passagem capitulo sermao texto trecho".split())
@@ -50,12 +53,21 @@ class Knowledge:
 
     passages: NamedPassages | None = None
     people: PeopleIndex | None = None
+    _mentions: Mentions | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self):
+        if self.people is not None:
+            self._mentions = Mentions([p for same in self.people.by_name.values() for p in same])
+            self._describing = described_settings()
 
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
         words = words_of(plan.text).split()
         understood = intent.as_dict() if intent else None
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
         content = [w for w in words if w not in STOPWORDS]
+        described = self._described(plan, said, intent)  # "quem negou Jesus três vezes?": Pedro, not Jesus
+        if described and (found := self._described_person(retriever, plan, intent, said, k)) is not None:
+            return found
         # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
         asked_for = self.people.find(words) if self.people is not None and (
             _WHO.search(said) or len(content) == 1 and self.people.names_someone(content[0])) else None
@@ -75,20 +87,13 @@ class Knowledge:
             # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
-        if self.people is not None and asks_about and (_WHO.search(said) or plan.scope is None and (
+        if self.people is not None and asks_about and not described and (_WHO.search(said) or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
             homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
             person = homonyms[0][0] if homonyms else self.people.find(words)
             if person is not None:
                 person = self.people.relative(person, words) or person  # "o pai de João Batista"
-                votes = retriever.topics.best_known if retriever.topics is not None else None
-                chosen = self.people.key_passages(person, votes)
-                fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
-                ranks = {"pessoa": {p: i + 1 for i, p in enumerate(chosen)}}
-                hits, _ = retriever._select(fused, ranks, {}, k)
-                return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
-                                    named=person.display, homonyms=[
-                                        {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
+                return self._person(retriever, plan, person, understood, k, homonyms)
         # "Quem" opens sentences, "as Escrituras" are capitalised: never a place
         named_words = [w for w in words if w not in STOPWORDS and w not in FAITH_WORDS]
         place = self.people.named_in(named_words) if self.people is not None and asks_about and plan.scope is None \
@@ -107,6 +112,38 @@ class Knowledge:
             if named is not None:
                 return self._passage(retriever, plan, named, understood)
         return None
+
+    def _described(self, plan, said: str, intent: Intent | None) -> bool:
+        """Whether someone is asked for by a description, the names said being others ("quem matou Golias?";
+        "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative)."""
+        if self._mentions is None or intent is None or intent.name != KNOWLEDGE:
+            return False
+        asked = asks_for_someone_described(plan.text)
+        words = said.split()
+        kin = asked_kinship()
+        related = any(w in kin and after in ("de", "do", "da") for w, after in zip(words, words[1:]))
+        return asked is not None and not related and not self.people.names_anyone(asked)
+
+    def _described_person(self, retriever, plan, intent: Intent, said: str, k: int) -> SearchResult | None:
+        """Whom the verses found for a description speak of, when sure."""
+        found = retriever._hybrid(plan, self._describing.depth, intent)
+        positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
+        person = self._mentions.most_spoken_of(positions, set(said.split()), gender_asked(said, self._describing),
+                                               self._describing)
+        if person is None:
+            return None
+        told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
+        return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
+
+    def _person(self, retriever, plan, person, understood, k: int, homonyms=(), lead=()) -> SearchResult:
+        """The person's key passages, best known first (after ``lead``, the verses that answered a description)."""
+        votes = retriever.topics.best_known if retriever.topics is not None else None
+        chosen = list(dict.fromkeys([*lead, *self.people.key_passages(person, votes)]))
+        fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
+        hits, _ = retriever._select(fused, {"pessoa": {p: i + 1 for i, p in enumerate(chosen)}}, {}, k)
+        return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
+                            named=person.display, homonyms=[
+                                {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
 
     @staticmethod
     def passage(retriever, query: str, named, scope=None, understood=None) -> SearchResult:

@@ -1,0 +1,112 @@
+"""Someone asked for by what they did, not by name ("quem foi aquele que negou Jesus três vezes?"): the person
+the verses that answer the description speak of, when they speak of one far more than of anyone else."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.people import DIVINE, Person
+
+DESCRIBED_FILE = Path(__file__).resolve().parent.parent / "data" / "described.toml"
+
+# who did something, at a sentence's start or asked on ("quem negou Jesus", "ela perguntou quem ajudou Jesus a
+# carregar a cruz"), never who said or wrote words (the verse that says them answers: "quem disse 'eis-me aqui'")
+# nor whoever does something ("Jesus compara quem escuta e faz…")
+_WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|diz|fala|conta|explica) )quem "
+                      r"(?!(?:foi|era|e|eh|sao|foram|sou|somos|es|me|te|nos|vos|sabe|dera|diria|ama|vai|nao|se|"
+                      r"ela|ele|elas|eles|voce|isso|disse|falou|fala|escreveu|perguntou|respondeu|diz|dizia|declarou|pediu|"
+                      r"gritou)\b)\w+")
+_WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
+                              r"(?! (?:disse|falou|escreveu|perguntou|respondeu)\b)")
+_CALLED = re.compile(r"\bcomo se chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+_SENTENCES = re.compile(r"[.?!;:]+")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class DescribedSettings:
+    depth: int  # verses of the search read
+    share: float  # of the votes, the person's at least
+    verses: int  # verses that speak of the person, at least
+    ahead: float  # times the votes of the next person, at least
+    female: frozenset[str]  # words that say the one asked about is a woman ("mulher", "rainha", "aquela")
+    male: frozenset[str]
+
+
+def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
+    """The file's thresholds and gendered words; a broken file is an error that names it."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return DescribedSettings(int(data["versiculos_lidos"]), float(data["parcela"]), int(data["versiculos"]),
+                                 float(data["a_frente"]),
+                                 frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]))
+    except (OSError, KeyError, ValueError, TypeError) as error:
+        raise ValueError(f"{path}: {error}") from error
+
+
+def asks_for_someone_described(text: str) -> list[str] | None:
+    """The words that say who is asked for, when the message (chat spelling normalised) asks who did or was
+    something in one of its sentences ("quem foi aquele que…": ["aquele"]; "quem negou…": [], with the words
+    before "quem": "Judas, quem era aquele que…" names Judas first); None when it does not ask."""
+    for sentence in _SENTENCES.split(text):
+        said = words_of(sentence)
+        words = said.split()
+        before = words[:words.index("quem")] if "quem" in words else []
+        one = _WHO_WAS_THE_ONE.search(said)
+        if one is not None:
+            return before + one.group().split()[2:-1]
+        if _WHO_DID.search(said) or _CALLED.search(said):
+            return before
+    return None
+
+
+def gender_asked(said: str, settings: DescribedSettings) -> str:
+    """ "Female" or "Male" by the first word that tells it after "quem" ("quem era a mulher que…"), else ""."""
+    start = re.search(r"\bquem\b|\bchamava\b|\bnome\b", said)
+    for word in _WORD.findall(said[start.end() if start else 0:]):
+        if word in settings.female:
+            return "Female"
+        if word in settings.male:
+            return "Male"
+    return ""
+
+
+class Mentions:
+    """Who each verse speaks of (Theographic's people by verse)."""
+
+    def __init__(self, people: list[Person]):
+        self._at: dict[int, list[Person]] = defaultdict(list)
+        for person in people:
+            for position in person.positions:
+                self._at[position].append(person)
+
+    def at(self, position: int) -> list[Person]:
+        return self._at.get(position, [])
+
+    def most_spoken_of(self, positions: list[int], said_words: set[str], gender: str,
+                       settings: DescribedSettings) -> Person | None:
+        """The person the verses (best first) speak of, each verse's vote weighted by its rank, leaving out
+        God, Jesus and whoever the message names; None unless one holds ``share`` of the votes over at least
+        ``verses`` verses, ``ahead`` times the next one's."""
+        votes: dict[str, float] = defaultdict(float)
+        seen: dict[str, int] = defaultdict(int)
+        by_id: dict[str, Person] = {}
+        for rank, position in enumerate(positions[:settings.depth]):
+            for person in {p.id: p for p in self.at(position)}.values():
+                if person.id.startswith(DIVINE) or person.name in said_words or \
+                        gender and person.gender and person.gender != gender:
+                    continue
+                votes[person.id] += 1.0 / (rank + 3)
+                seen[person.id] += 1
+                by_id[person.id] = person
+        if not votes:
+            return None
+        best, *others = sorted(votes, key=votes.get, reverse=True)
+        sure = votes[best] >= settings.share * sum(votes.values()) and seen[best] >= settings.verses and \
+            all(votes[best] >= settings.ahead * votes[other] for other in others[:1])
+        return by_id[best] if sure else None
