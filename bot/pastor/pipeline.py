@@ -104,10 +104,14 @@ class Pastor:
             return Reply(texts.TOO_LONG.format(limit=f"{MAX_MESSAGE_CHARS:,}".replace(",", ".")), REJECTED)
         t = time.perf_counter()
         screening = await on_cpu(self.screener.screen, message)
-        if screening.layer == "semantic":  # meaning alone; Scripture quoted from memory is no crisis
+        if screening.layer == "semantic" or screening.watch:  # meaning alone; Scripture quoted is no crisis
             probe = await on_cpu(self.retriever.search, message, 10, None)  # cached for the answer
             if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
-                screening = replace(screening, level=None, kind=None, also=None, layer="quotation")
+                screening = replace(screening, level=None, kind=None, also=None, watch=None,
+                                    layer="quotation" if screening.layer == "semantic" else screening.layer)
+            elif screening.watch and ((probe.intent or {}).get("intent") != "situation" or
+                                      self.smalltalk.recognises(message)):  # "boa noite, vou dormir" says goodbye
+                screening = replace(screening, watch=None)  # near a crisis only in a life told, not a question
         timings["screening"] = time.perf_counter() - t
         db = self.memory.db  # its calls run in the database's threads, never in the event loop
         history = await db.call(self.memory.window, chat_id)
@@ -124,6 +128,9 @@ class Pastor:
                                        command_style)
             if care is not None and reply.status != LLM_ERROR:
                 reply = replace(reply, text=self._join(reply.text, self.crisis.care.reminder(care.kind, country)))
+            elif screening.watch and reply.status != LLM_ERROR:  # near a crisis: the door left open
+                reply = replace(reply, text=self._join(reply.text, self.crisis.care.watchful(screening.watch,
+                                                                                            country)))
         if reply.status == CRISIS and reply.crisis_level != CONCERN:
             await db.call(self.memory.care.enter, chat_id, reply.crisis_kind or "", reply.crisis_level)
         elif care is not None and reply.status != LLM_ERROR and reply.text != self.crisis.care.texts["seguro"]:

@@ -53,6 +53,10 @@ class CrisisCare:
                  church_contacts: str = "", church_only: bool = False, default_country: str = "BR"):
         care, services = _toml(care_path), _toml(services_path)
         self.texts = care["geral"]
+        missing = sorted({"ajuda_intro", "sem_servicos", "igreja_intro", "convite", "emergencia_local", "lembrete",
+                          "checagem", "seguro", "atento"} - set(self.texts))
+        if missing:
+            raise LexiconError(f"{care_path}: faltam os textos {missing} em [geral]")
         self.kinds = {name: KindCare(tuple(entry.get("funcoes", ())), entry["abertura"], entry.get("pergunta", ""),
                                      entry.get("agora", ""), tuple(entry.get("versiculos", ())),
                                      entry.get("nota_llm", ""), entry.get("urgencia", "emergencia"))
@@ -106,6 +110,16 @@ class CrisisCare:
         now = care.now.format(emergencia=self.emergency(code, kind))
         parts = [care.opening, care.question, now, self.help_lines(kind, code, also), self.texts["convite"]]
         return "\n\n".join(part for part in parts if part)
+
+    def watchful(self, kind: str | None, code: str | None) -> str:
+        """A message near a crisis, but not one: a word that the bot is there, and the one service that fits."""
+        country = self.country(code)
+        wanted = self.kind(kind).functions or ("suicidio",)
+        service = None if country is None or self.church_only else next(
+            (s for function in wanted for s in country.services if function in s.functions), None)
+        contact = f"{service.name}: {service.contact}" if service is not None else self.church or \
+            self.texts["emergencia_local"]
+        return self.texts["atento"].format(servico=contact)
 
     def reminder(self, kind: str | None, code: str | None) -> str:
         """What every reply in care mode ends with: the help still visible, and a check on the person."""

@@ -22,6 +22,10 @@ VETO_SHARE = 0.75
 # probability ("o namorado da minha mãe me bate": a partner's violence or a child's abuse, 190/180 and Disque
 # 100); chosen on crisis-dev and holdouts 5-13 (docs/evaluation.md): one crisis reply in ten names two kinds
 ALSO_SHARE = 0.4
+# below the threshold but this near it, the meaning of a crisis is watched for: the ordinary answer ends with a
+# short word that the bot is there and the one service that fits ("já escolhi a música do meu velório"); chosen
+# on crisis-dev and holdouts 5-22 (docs/evaluation.md): 5 of their 6 missed risks, 1 look-alike in 10
+WATCH_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class Screening:
     layer: str = ""  # "lexical" or "semantic": which layer decided
     seconds: float = 0.0
     also: str | None = None  # a second kind the meaning finds nearly as likely: its help is named too
+    watch: str | None = None  # no crisis, but the meaning of this kind is near one: its service is named gently
 
     @property
     def crisis(self) -> bool:
@@ -41,7 +46,8 @@ class Screening:
 
     def as_dict(self) -> dict:
         return {"level": self.level, "kind": self.kind, "also": self.also, "layer": self.layer, "signal": self.signal,
-                "score": None if self.score is None else round(self.score, 3), "medical": self.medical}
+                "score": None if self.score is None else round(self.score, 3), "medical": self.medical,
+                "watch": self.watch}
 
 
 class Screener:
@@ -67,6 +73,9 @@ class Screener:
         screening = self._decide(found, medical, score, kind)
         if screening.crisis and vector is not None:
             screening = replace(screening, also=self._also(text, vector, screening.kind))
+        elif score is not None and score >= self.model.threshold * WATCH_SHARE and \
+                self.lexicon.level_of(kind) != CONCERN:
+            screening = replace(screening, watch=kind)
         return replace(screening, seconds=time.perf_counter() - started)
 
     def _decide(self, found, medical: bool, score: float | None, kind: str | None) -> Screening:
