@@ -46,3 +46,12 @@ def test_a_relative_two_steps_away_is_found_through_the_one_between():
     assert index.relative(saul, "quem era o neto do saul que era aleijado".split()) is mefibosete
     assert index.relative(saul, "quem era a neta do saul".split()) is None  # no granddaughter: never a guess
     assert index.relative(jonatas, "quem era o sobrinho de jonatas".split()) is None
+
+
+def test_a_plain_word_one_letter_off_a_name_stays_a_word():
+    aquila = Person("aquila_1", "Aquila", "aquila", "Áquila", frozenset(), (1, 2, 3, 4, 5, 6), (), "Male")
+    index = PeopleIndex([aquila], [])
+    assert index.find("quem foi aquela mulher".split()) is aquila  # no plain words known: one letter off
+    index.plain = frozenset({"aquela", "mulher"})  # the Bible writes "aquela" in lower case: a word
+    assert index.find("quem foi aquela mulher".split()) is None
+    assert not index.names_anyone(["aquela"]) and index.find("quem foi aquilla".split()) is aquila

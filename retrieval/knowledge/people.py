@@ -19,6 +19,7 @@ from retrieval.knowledge.spelling import NameSpelling
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
 _IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{2,}\b")  # a lower-case word right after another word
 _ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{2,}\b")
+PLAIN_VERSES = 3  # a lower-case word the Bible writes in this many verses is a word, never a name typed off
 ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
@@ -76,6 +77,7 @@ class PeopleIndex:
         self.names = names or {}  # proper names of places and peoples -> the verses that write them
         self.spelled: dict[str, str] = {}  # folded proper name -> as the corpus writes it
         self.ordinary: frozenset[str] = frozenset()  # names that are plain words more often ("ela", "boa")
+        self.plain: frozenset[str] = frozenset()  # words the Bible writes in lower case, never a name mistyped
         self._chapter = chapter_of or []
         self.events = events
         self.by_name: dict[str, list[Person]] = {}
@@ -170,7 +172,15 @@ class PeopleIndex:
         # the question names nobody else ("Boa noite… quem foi Moisés?")
         index.ordinary = frozenset(n for n, found in index.by_name.items()
                                    if written[n] >= ORDINARY_VERSES and written[n] > len(found[0].positions))
+        index.plain = frozenset(w for w, n in written.items() if n >= PLAIN_VERSES and w not in index.by_name)
         return index
+
+    def meant(self, word: str, by_ear_only: bool = False) -> str:
+        """The name a word typed one letter off or by ear was meant to be ("mefiboset", "zakeu"); a plain word
+        stays itself ("aquela" is no Áquila)."""
+        if word in self.plain:
+            return word
+        return self.spelling.by_ear(word) if by_ear_only else self.spelling.nearest(word)
 
     def find(self, folded_words: list[str]) -> Person | None:
         """The person the question names: a qualifier said beside the name chooses among homonyms,
@@ -182,13 +192,13 @@ class PeopleIndex:
     def names_someone(self, word: str) -> bool:
         """Whether the word, said alone, names someone the Bible speaks of often ("noé"), and is no plain word
         (nor a word one letter off a name: "abraço")."""
-        name = word if word in self.by_name else self.spelling.by_ear(word)
+        name = word if word in self.by_name else self.meant(word, by_ear_only=True)
         return name in self.by_name and name not in self.ordinary and \
             len(self.by_name[name][0].positions) >= SHORT_NAME_VERSES
 
     def names_anyone(self, folded_words: list[str]) -> bool:
         """Whether the words name someone: as written, typed one letter off or by ear; never a plain word."""
-        return any(w not in self.ordinary and (w in self.by_name or self.spelling.nearest(w) in self.by_name)
+        return any(w not in self.ordinary and (w in self.by_name or self.meant(w) in self.by_name)
                    for w in folded_words)
 
     def relative(self, person: Person, folded_words: list[str]) -> Person | None:
@@ -236,7 +246,7 @@ class PeopleIndex:
         named = next((w for w in said if w not in self.ordinary), None)
         if named is not None:
             return self.by_name[named]
-        spelled = [self.spelling.nearest(w) for w in folded_words if w not in self.by_name]
+        spelled = [self.meant(w) for w in folded_words if w not in self.by_name]
         typed = next((n for n in spelled if n in self.by_name and n not in self.ordinary), None)
         if typed is not None:  # "pq chamam de jezebel? quem foi ela": Jezabel, not King Elah
             return self.by_name[typed]

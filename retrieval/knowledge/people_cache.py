@@ -55,7 +55,8 @@ def as_json(index: PeopleIndex) -> dict:
                         [[title, positions] for title, positions in p.events], p.gender,
                         [list(r) for r in p.relatives], p.also] for p in index.people],
             "events": [[e.title, e.positions] for e in index.events],
-            "names": index.names, "spelled": index.spelled, "ordinary": sorted(index.ordinary)}
+            "names": index.names, "spelled": index.spelled, "ordinary": sorted(index.ordinary),
+            "plain": sorted(index.plain)}
 
 
 def from_json(data: dict, bible) -> PeopleIndex:
@@ -68,4 +69,5 @@ def from_json(data: dict, bible) -> PeopleIndex:
                         {word: tuple(ps) for word, ps in data["names"].items()})
     index.spelled = dict(data["spelled"])
     index.ordinary = frozenset(data["ordinary"])
+    index.plain = frozenset(data["plain"])
     return index
