@@ -38,7 +38,7 @@ from retrieval.understand.intent import (
     IntentModel,
     embedding_text,
 )
-from retrieval.understand.message import after_opener, asks_for_teaching, names_scripture_or_prayer
+from retrieval.understand.message import after_opener, asks_for_teaching, names_scripture_or_prayer, verse_then_remark
 from retrieval.understand.pastoral import PastoralReader
 from retrieval.understand.query import QueryPlan, plan_query
 from retrieval.understand.scope import Scope
@@ -49,6 +49,7 @@ from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
+VERSE_BEFORE_REMARK_MARGIN = 0.2  # dense lead of a verse said before a remark over the next verses
 REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
 LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
@@ -157,13 +158,26 @@ class Retriever(SearchChannels, HitSelection):
         if plan.original.strip() and not plan.text.strip():  # "kkk", "👍", "...": nothing to search, a reply
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa",
                                 intent=intent.as_dict() if intent is not None else None)
-        answered = self.knowledge.answer(self, plan, intent, k)
+        answered = self.knowledge.answer(self, plan, intent, k) or self._verse_before_remark(plan, intent, k)
         if answered is not None:
             return answered
         result = self._hybrid(plan, k, intent, exclude)
         if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
             return named
         return replace(result, intent=intent.as_dict()) if intent is not None else result
+
+    def _verse_before_remark(self, plan: QueryPlan, intent: Intent | None, k: int) -> SearchResult | None:
+        """A verse said from memory, then a short word about it ("a resposta branda desvia o furor… preciso
+        mandar isso pro meu marido kkk"): the verse, when its sentence alone is surely read as one."""
+        said = verse_then_remark(plan.original) if intent is not None and intent.name != QUOTATION else None
+        first = self.understand(said) if said else None
+        if first is None or first.name != QUOTATION or first.confidence < REQUEST_SURE:
+            return None
+        found = self._hybrid(plan_query(said, self.thesaurus, plan.scope), k, first)
+        sure = found.signals is not None and (found.signals.looks_like_a_quote or
+                                              found.signals.dense_margin >= VERSE_BEFORE_REMARK_MARGIN)
+        return replace(found, query=plan.original, intent=first.as_dict()) if found.mode == "citacao" and sure \
+            else None  # "Deus não dá um fardo maior do que podemos carregar. mas tô no limite": a life told
 
     def _request_after_small_talk(self, plan: QueryPlan, intent: Intent | None) -> tuple[QueryPlan, Intent | None]:
         """A greeting or thanks before a request ("obg! tem alguma oração pra antes de viajar?"): the request,

@@ -3,7 +3,7 @@
 import pytest
 
 from retrieval.understand.chat import normalize_chat
-from retrieval.understand.message import after_opener, sentences
+from retrieval.understand.message import after_opener, sentences, verse_then_remark
 from retrieval.understand.query import plan_query
 from retrieval.understand.scope import detect_scope, named
 from retrieval.understand.thesaurus import Equivalences, Thesaurus, parse_table
@@ -183,3 +183,12 @@ def test_a_message_of_several_sentences_is_read_one_sentence_at_a_time_too():
                                "lembrei da viuva que o credor ia levar os filhos"]  # "onde é?" says too little
     assert sentences("o menino que derrubou o gigante com uma pedra") == []  # one sentence: the message itself
     assert sentences("") == []
+
+
+def test_a_verse_said_before_a_short_remark_is_told_apart_from_a_life_told():
+    assert verse_then_remark("o choro pode durar uma noite inteira mas a alegria vem de manha. preciso dessa palavra") \
+        == "o choro pode durar uma noite inteira mas a alegria vem de manha"
+    assert verse_then_remark("Deus é fiel. perdi o emprego hoje") is None  # too short to be a verse remembered
+    assert verse_then_remark("o senhor é meu pastor e nada me faltará") is None  # one sentence: the message itself
+    long_life = "tudo posso naquele que me fortalece, dizem. mas perdi o emprego, minha mãe adoeceu e o aluguel venceu"
+    assert verse_then_remark(long_life) is None  # what follows tells a life, not a word about the verse

@@ -90,6 +90,19 @@ _SENTENCE_END = re.compile(r"[.!?;\n]+")
 SENTENCE_WORDS = 5  # a sentence shorter than this tells no story of its own ("onde fica?")
 
 
+QUOTED_WORDS = 6  # a verse said from memory before a remark is at least this long
+REMARK_WORDS = 10  # a remark about the verse just said is at most this long ("tô precisando dessa palavra hoje")
+
+
+def verse_then_remark(text: str) -> str | None:
+    """The first sentence of a message that says a long sentence, then a short remark ("…a alegria vem pela
+    manhã. tô precisando muito dessa palavra hj"): the sentence that may be a verse; else None."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    if len(parts) < 2 or len(parts[0].split()) < QUOTED_WORDS:
+        return None
+    return parts[0] if sum(len(p.split()) for p in parts[1:]) <= REMARK_WORDS else None
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of a message that says more than one, each long enough to tell something."""
     parts = [p.strip() for p in _SENTENCE_END.split(text)]
