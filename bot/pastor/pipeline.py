@@ -109,9 +109,9 @@ class Pastor:
             if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
                 screening = replace(screening, level=None, kind=None, also=None, watch=None,
                                     layer="quotation" if screening.layer == "semantic" else screening.layer)
-            elif screening.watch and ((probe.intent or {}).get("intent") != "situation" or
-                                      self.smalltalk.recognises(message)):  # "boa noite, vou dormir" says goodbye
-                screening = replace(screening, watch=None)  # near a crisis only in a life told, not a question
+            elif screening.watch and (probe.intent or {}).get("intent") != "situation":
+                # near a crisis only in a life told, not a question; a goodbye keeps it ("tchau, não aguento mais")
+                screening = replace(screening, watch=None)
         timings["screening"] = time.perf_counter() - t
         db = self.memory.db  # its calls run in the database's threads, never in the event loop
         history = await db.call(self.memory.window, chat_id)
