@@ -162,6 +162,8 @@ class Retriever(SearchChannels, HitSelection):
         if answered is not None:
             return answered
         result = self._hybrid(plan, k, intent, exclude)
+        if (described := self.knowledge.described_person(self, plan, intent, result, k)) is not None:
+            return described  # "quem negou Jesus três vezes?": Pedro, by the verses found
         if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
             return named
         return replace(result, intent=intent.as_dict()) if intent is not None else result

@@ -30,7 +30,6 @@ _WORD = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class DescribedSettings:
-    depth: int  # verses of the search read
     share: float  # of the votes, the person's at least
     verses: int  # verses that speak of the person, at least
     ahead: float  # times the votes of the next person, at least
@@ -42,7 +41,7 @@ def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
     """The file's thresholds and gendered words; a broken file is an error that names it."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return DescribedSettings(int(data["versiculos_lidos"]), float(data["parcela"]), int(data["versiculos"]),
+        return DescribedSettings(float(data["parcela"]), int(data["versiculos"]),
                                  float(data["a_frente"]),
                                  frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]))
     except (OSError, KeyError, ValueError, TypeError) as error:
@@ -96,7 +95,7 @@ class Mentions:
         votes: dict[str, float] = defaultdict(float)
         seen: dict[str, int] = defaultdict(int)
         by_id: dict[str, Person] = {}
-        for rank, position in enumerate(positions[:settings.depth]):
+        for rank, position in enumerate(positions):
             for person in {p.id: p for p in self.at(position)}.values():
                 if person.id.startswith(DIVINE) or person.name in said_words or \
                         gender and person.gender and person.gender != gender:

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from corpus.references import verses_of
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
-from retrieval.knowledge.described import Mentions, asks_for_someone_described, described_settings, gender_asked
+from retrieval.knowledge.described import (
+    DescribedSettings,
+    Mentions,
+    asks_for_someone_described,
+    described_settings,
+    gender_asked,
+)
 from retrieval.knowledge.homonyms import asked_kinship
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
@@ -54,6 +60,7 @@ class Knowledge:
     passages: NamedPassages | None = None
     people: PeopleIndex | None = None
     _mentions: Mentions | None = field(default=None, init=False, repr=False)
+    _describing: DescribedSettings | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.people is not None:
@@ -65,9 +72,7 @@ class Knowledge:
         understood = intent.as_dict() if intent else None
         said = " ".join(words)  # "o que Paulo fala sobre…" inside the scope of his letters asks for a teaching
         content = [w for w in words if w not in STOPWORDS]
-        described = self._described(plan, said, intent)  # "quem negou Jesus três vezes?": Pedro, not Jesus
-        if described and (found := self._described_person(retriever, plan, intent, said, k)) is not None:
-            return found
+        described = self._described(plan, said, intent)  # "quem matou Golias?": never Golias (described_person)
         # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
         asked_for = self.people.find(words) if self.people is not None and (
             _WHO.search(said) or len(content) == 1 and self.people.names_someone(content[0])) else None
@@ -119,14 +124,18 @@ class Knowledge:
         if self._mentions is None or intent is None or intent.name != KNOWLEDGE:
             return False
         asked = asks_for_someone_described(plan.text)
-        words = said.split()
-        kin = asked_kinship()
-        related = any(w in kin and after in ("de", "do", "da") for w, after in zip(words, words[1:]))
-        return asked is not None and not related and not self.people.names_anyone(asked)
+        if asked is None or self.people.names_anyone(asked):
+            return False
+        words, kin = said.split(), asked_kinship()
+        return not any(w in kin and after in ("de", "do", "da") for w, after in zip(words, words[1:]))
 
-    def _described_person(self, retriever, plan, intent: Intent, said: str, k: int) -> SearchResult | None:
-        """Whom the verses found for a description speak of, when sure."""
-        found = retriever._hybrid(plan, self._describing.depth, intent)
+    def described_person(self, retriever, plan, intent: Intent | None, found: SearchResult,
+                         k: int) -> SearchResult | None:
+        """Someone asked for by a description ("quem negou Jesus três vezes?"): whom the verses the search
+        found for it speak of (``found``, the message's own results), when sure."""
+        said = words_of(plan.text)
+        if not self._described(plan, said, intent):
+            return None
         positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
         person = self._mentions.most_spoken_of(positions, set(said.split()), gender_asked(said, self._describing),
                                                self._describing)
