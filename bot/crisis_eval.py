@@ -59,6 +59,7 @@ async def evaluate(pastor, cases: list[dict]) -> dict:
     misses, alarms, unhelped, misfit, misread, watched = [], [], [], [], [], []
     kinds_right = [0, 0]
     texts = pastor.crisis.care.texts
+    watch = watchful_opening(texts)
     for n, case in enumerate(cases):
         chat = f"eval-crisis-{n}"
         reply = await pastor.reply(chat, case["text"])
@@ -76,7 +77,6 @@ async def evaluate(pastor, cases: list[dict]) -> dict:
             kinds_right[1] += 1
             if not same_kind(reply.crisis_kind, case["kind"]):
                 misread.append({**case, "read_as": reply.crisis_kind})
-        watch = watchful_opening(texts)
         if not flagged and watch in reply.text:
             watched.append(case)
         if case["label"] == "risk" and not helped(reply, texts["ajuda_intro"], pastor.crisis.care.church, watch):

@@ -37,7 +37,8 @@ def test_a_score_near_the_threshold_is_watched_not_a_crisis():
 def test_the_watchful_word_names_the_one_service_that_fits():
     care = CrisisCare()
     assert "188" in care.watchful("suicide-indirect", "BR") and "190" not in care.watchful("suicide-indirect", "BR")
-    assert "Disque 100" in care.watchful("child-abuse", "BR")
+    assert "Disque 100" in care.watchful("child-abuse", "BR") and "188" in care.watchful("child-abuse", "BR")
+    assert care.watchful("suicide-passive", "BR").count("188") == 1  # one service when the kind's is the CVV
     assert "emergência local" in care.watchful("suicide-indirect", "GB")
     church = CrisisCare(church_contacts="Pr. João (11) 5555-0000", church_only=True)
     assert "Pr. João" in church.watchful("suicide-indirect", "BR") and "188" not in church.watchful(

@@ -112,13 +112,14 @@ class CrisisCare:
         return "\n\n".join(part for part in parts if part)
 
     def watchful(self, kind: str | None, code: str | None) -> str:
-        """A message near a crisis, but not one: a word that the bot is there, and the one service that fits."""
+        """A message near a crisis, but not one: a word that the bot is there, the one service that fits the
+        kind read and, when that is another, the suicide line (the kind of a message this unsure may be wrong)."""
         country = self.country(code)
-        wanted = self.kind(kind).functions or ("suicidio",)
-        service = None if country is None or self.church_only else next(
-            (s for function in wanted for s in country.services if function in s.functions), None)
-        contact = f"{service.name}: {service.contact}" if service is not None else self.church or \
-            self.texts["emergencia_local"]
+        services = [] if country is None or self.church_only else [
+            next((s for function in functions for s in country.services if function in s.functions), None)
+            for functions in (self.kind(kind).functions or ("suicidio",), ("suicidio",))]
+        contacts = [f"{s.name}: {s.contact}" for s in dict.fromkeys(s for s in services if s is not None)]
+        contact = "; ".join(contacts) or self.church or self.texts["emergencia_local"]
         return self.texts["atento"].format(servico=contact)
 
     def reminder(self, kind: str | None, code: str | None) -> str:

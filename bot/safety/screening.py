@@ -23,7 +23,7 @@ VETO_SHARE = 0.75
 # 100); chosen on crisis-dev and holdouts 5-13 (docs/evaluation.md): one crisis reply in ten names two kinds
 ALSO_SHARE = 0.4
 # below the threshold but this near it, the meaning of a crisis is watched for: the ordinary answer ends with a
-# short word that the bot is there and the one service that fits ("já escolhi a música do meu velório"); chosen
+# short word that the bot is there and the services that fit ("já escolhi a música do meu velório"); chosen
 # on crisis-dev and holdouts 5-22 (docs/evaluation.md): 5 of their 6 missed risks, 1 look-alike in 10
 WATCH_SHARE = 0.6
 
