@@ -64,3 +64,10 @@ async def test_a_question_near_a_crisis_is_answered_without_it(make_pastor):
     pastor.screener = _screener(0.45)  # the meaning is near a crisis, but nobody tells their life
     for question in ("qual o preço da gasolina hoje?", "quem foi Moisés?"):
         assert "188" not in (await pastor.reply("w3", question)).text
+
+
+def test_death_as_gain_or_a_meeting_is_kept_from_someone_near_a_crisis():
+    care = CrisisCare()
+    assert care.forbidden("Pois, se cremos que Jesus morreu e ressuscitou, assim também aos que morreram em Jesus")
+    assert care.forbidden("Porque para mim o viver é Cristo, e o morrer é ganho.")
+    assert not care.forbidden("O SENHOR está perto daqueles que estão com o coração partido")

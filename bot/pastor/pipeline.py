@@ -163,7 +163,7 @@ class Pastor:
         result = await on_cpu(self.retriever.search, query, 10, scope)
         timings["retrieval"] = time.perf_counter() - t
         self.metrics.retrieval_seconds.observe(timings["retrieval"])
-        if care is not None or screening.crisis:
+        if care is not None or screening.crisis or screening.watch:  # near a crisis: no harsh verse either
             result = self.crisis.guard(result)
         if care is not None and result.status == Status.NO_EVIDENCE:  # the kind's vetted verses instead
             body, sources, cited = self.crisis.comfort(care.kind)
