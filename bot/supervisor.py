@@ -32,8 +32,9 @@ class _Task:
 class Supervisor:
     """Runs each periodic step forever, whatever it raises; ``failing()`` says which keep failing."""
 
-    def __init__(self, metrics=None):
+    def __init__(self, metrics=None, least_backoff: float = 1.0):
         self.metrics = metrics
+        self.least_backoff = least_backoff  # the first wait after a failure, even for a step run more often
         self.tasks: dict[str, _Task] = {}
 
     def periodic(self, name: str, step: Step, every: float | Callable[[], float], now: bool = True) -> None:
@@ -84,7 +85,7 @@ class Supervisor:
                 if task.failures == 1 or task.failures % 10 == 0:
                     log.error("tarefa %s falhou (%d vez(es) seguidas): %s", task.name, task.failures,
                               task.last_error)
-                delay = min(max(task.every(), 1.0) * 2 ** (task.failures - 1), MAX_BACKOFF)
+                delay = min(max(task.every(), self.least_backoff) * 2 ** (task.failures - 1), MAX_BACKOFF)
             else:
                 if task.failures:
                     log.warning("tarefa %s voltou a funcionar após %d falha(s)", task.name, task.failures)

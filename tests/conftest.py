@@ -16,6 +16,9 @@ from tests.fakes.telegram import FakeBotAPI
 from tests.fakes.whatsapp import FakeGraphAPI
 from tests.minibible import MINI_BIBLE, MINI_VERSES, mini_usfx  # noqa: F401 (the tests import them from here)
 
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1) >= len(os.sched_getaffinity(0)):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # a worker per core: one BLAS/torch thread each, none spinning
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 BLIVRE = SHARED / "corpus" / "por-blivre.usfx.xml"

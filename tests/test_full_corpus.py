@@ -214,16 +214,18 @@ SUBMISSION = re.compile(r"sujeit|submiss|obedec|vara|castig", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
-def crisis_pastor(full, tmp_path_factory):
+def crisis_pastor(full, tmp_path_factory, crisis_cache):
     from bot.pastor.pipeline import Pastor, PastorConfig
     from bot.safety.screening import semantic_screener
     from bot.store.memory import Memory
+    from tests.conftest import models_lock
 
     data = tmp_path_factory.mktemp("crisis-pastor")
+    with models_lock(crisis_cache):  # the bank's vectors the mini corpus's model embedded: only new lines here
+        screener = semantic_screener(full, crisis_cache)
 
     def make(llm=None):
-        return Pastor(full, Memory.open(data / f"{id(llm)}.db"), llm, PastorConfig(),
-                      screener=semantic_screener(full, data / "crisis"))
+        return Pastor(full, Memory.open(data / f"{id(llm)}.db"), llm, PastorConfig(), screener=screener)
 
     return make
 

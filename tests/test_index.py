@@ -169,12 +169,18 @@ def test_embedder_that_cannot_load_is_an_error_not_a_fallback(tmp_path):
         create_embedder("hash", "")
 
 
-def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedder):
-    from retrieval.index.embedders import available_cores
+def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedder, monkeypatch):
+    from retrieval.index.embedders import available_cores, blas_threads
 
     vectors = use_embedder.embed(["não temas", "amai os inimigos"])
     assert vectors.shape == (2, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert use_embedder._model.threads == available_cores()
+    assert use_embedder._model.threads == blas_threads()
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert blas_threads() == available_cores()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a shared machine, or one test worker per core
+    assert blas_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "99")
+    assert blas_threads() == available_cores()
 
 
 def test_configured_topics_that_cannot_be_read_stop_the_start(mini_config, use_embedder, tmp_path):

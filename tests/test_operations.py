@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
+from bot.delivery import DeliveryPolicy
 from bot.llm.ollama import OllamaProvider
 from bot.metrics import Metrics
 from bot.run import retention, warm_up
@@ -45,7 +46,7 @@ async def test_metrics_count_messages_retrieval_caches_llm_and_tokens(make_pasto
 
 
 async def test_an_answer_is_counted_once_delivered_never_when_only_prepared(make_channel, bot_api):
-    channel = await started(make_channel())
+    channel = await started(make_channel(policy=DeliveryPolicy(later=0.5)))  # the postponed retry comes soon
     metrics = channel.conversation.metrics
     try:
         bot_api.storm_until = asyncio.get_running_loop().time() + 2.5  # Telegram refuses every message for a while

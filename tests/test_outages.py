@@ -94,11 +94,10 @@ def test_a_stopped_postgresql_fails_fast_then_the_first_call_after_its_return_wo
 
 async def test_a_step_that_fails_is_retried_counted_and_named_in_readyz_while_it_keeps_failing():
     metrics = Metrics()
-    supervisor = Supervisor(metrics)
+    supervisor = Supervisor(metrics, least_backoff=0.05)  # the backoff still doubles: 0.05, 0.1, 0.2…
     runs = {"ok": 0}
     step = failing(FAILING_AFTER + 1, lambda: runs.__setitem__("ok", runs["ok"] + 1), RuntimeError("falha"))
     supervisor.periodic("teste", step, 0.01)
-    supervisor.tasks["teste"].every = lambda: 0.01  # the backoff grows from the interval: keep it short here
     client_app = build_server(lambda: {"tasks": supervisor.ready()}, metrics=metrics)
     await until(lambda: supervisor.failing(), timeout=30)
     assert supervisor.ready() == "falhando: teste"
@@ -118,6 +117,7 @@ async def test_the_sweep_survives_a_database_error_and_still_delivers_what_was_p
     try:
         await core.supervisor.stop()  # the fixture's sweep: replaced by a fast one with an injected failure
         core.inbox.pending_chats = failing(2, core.inbox.pending_chats)
+        core.supervisor.least_backoff = 0.05
         core.supervisor.periodic("varredura", core.sweep, 0.05, now=False)
         core.supervisor.tasks["varredura"].every = lambda: 0.05
         inbound = Inbound("telegram", "777", "m-1", "text", "a formiga e o preguiçoso")
@@ -131,7 +131,7 @@ async def test_the_sweep_survives_a_database_error_and_still_delivers_what_was_p
 
 async def test_the_daily_round_and_retention_go_on_after_a_failed_run(tmp_path):
     metrics = Metrics()
-    supervisor = Supervisor(metrics)
+    supervisor = Supervisor(metrics, least_backoff=0.05)
     memory = Memory.open(tmp_path / "m.db")
     purged = failing(1, lambda: memory.purge_older_than(86400))
     supervisor.periodic("retencao", purged, 0.01)
@@ -169,7 +169,7 @@ async def test_a_leader_steps_down_when_it_cannot_renew_and_leads_again_when_it_
     async def step_down():
         events.append("sai")
 
-    supervisor = Supervisor(Metrics())
+    supervisor = Supervisor(Metrics(), least_backoff=0.05)
     leader = Leader(memory.leases, "telegram-poller", "a", lead, step_down, seconds=0.3, supervisor=supervisor)
     await leader.start()
     memory.leases.renew = failing(2, memory.leases.renew)

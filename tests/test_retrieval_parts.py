@@ -115,3 +115,29 @@ def test_an_embedder_without_embed_many_embeds_batch_by_batch():
     embedder = Counting()
     assert sum(len(v) for _, v in embed_in_batches(embedder, ["a"] * 5, batch=2)) == 5
     assert embedder.calls == [2, 2, 1]
+
+
+def test_bank_vectors_are_kept_per_embedder_and_only_new_lines_are_embedded(tmp_path, caplog):
+    from retrieval.index import text_vectors
+    from retrieval.index.text_vectors import remembered
+
+    asked: list[list[str]] = []
+
+    def embed(texts):  # a vector that depends on the text alone
+        asked.append(list(texts))
+        return np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
+
+    bank = ["estou triste", "quero paz", "estou triste"]
+    first = remembered(embed, "teste-3", tmp_path)(bank)
+    assert asked == [["estou triste", "quero paz"]] and first.shape == (3, 3)
+    text_vectors._READ.clear()  # as another process would start: from the file
+    edited = remembered(embed, "teste-3", tmp_path)(["quero paz", "uma linha nova", "estou triste"])
+    assert asked[1:] == [["uma linha nova"]]
+    assert np.array_equal(edited, embed(["quero paz", "uma linha nova", "estou triste"]))
+    remembered(embed, "outro-3", tmp_path)(["quero paz"])  # another embedder never reads these vectors
+    assert asked[-1] == ["quero paz"]
+    assert remembered(embed, "teste-3", None)(["quero paz"]).shape == (1, 3)  # no directory: plain embedding
+    (tmp_path / "texts-teste-3.npz").write_bytes(b"corrompido")
+    text_vectors._READ.clear()
+    assert np.array_equal(remembered(embed, "teste-3", tmp_path)(["quero paz"]), embed(["quero paz"]))
+    assert "ilegíveis" in caplog.text

@@ -15,6 +15,7 @@ from threading import Lock
 
 import numpy as np
 
+from retrieval.index.text_vectors import remembered
 from retrieval.understand.intent import embedding_text
 from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 
@@ -147,6 +148,7 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
             return GuardModel(model, float(extra["threshold"]), extra["report"], bank, labels)
         except (OSError, ValueError, KeyError) as error:
             log.warning("modelo da guarda em cache ilegível (%s): treinando de novo", error)
+    embed = remembered(embed, embedder_slug, cache_dir)  # an edited bank embeds only its new lines
     vectors = np.asarray(embed([embedding_text(e.text) for e in exemplars]), dtype=np.float32)
     model = train(exemplars, vectors)
     log.info("guarda semântica das respostas treinada: %s", model.report)

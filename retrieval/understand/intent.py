@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.text import fold
+from retrieval.index.text_vectors import remembered
 from retrieval.understand.chat import normalize_chat
 from retrieval.understand.textmodel import LinearTextModel, fit, read_bank
 
@@ -104,7 +105,7 @@ def intent_model(embed: Embed, embedder_slug: str, cache_dir: Path | None, bible
     key = bank_key(examples, embedder_slug)
     if key in _TRAINED:  # one training per process for the same bank and embedder, whatever the index
         return _TRAINED[key]
-    _TRAINED[key] = model = _cached_or_trained(embed, examples, key, cache_dir)
+    _TRAINED[key] = model = _cached_or_trained(remembered(embed, embedder_slug, cache_dir), examples, key, cache_dir)
     return model
 
 
