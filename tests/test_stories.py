@@ -93,8 +93,8 @@ def counted(use_embedder):
     return embed, calls
 
 
-def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(stories, use_embedder, tmp_path,
-                                                                                counted):
+def test_the_meanings_are_embedded_once_and_a_changed_passage_is_made_again_from_kept_vectors(
+        stories, use_embedder, tmp_path, counted):
     bible, passages, verses = stories
     embed, calls = counted
     frames = ["o que a bíblia diz sobre isso?"]
@@ -104,8 +104,9 @@ def test_the_meanings_are_embedded_once_and_a_changed_passage_embeds_them_again(
     assert np.allclose(first.frame_similarity, again.frame_similarity)
     changed = NamedPassages(passages.passages[:2], {k: v for k, v in passages.phrases.items()
                                                     if v in passages.passages[:2]})
-    StoryMeanings.cached(changed, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
-    assert calls == [3, 1, 2, 1]
+    remade = StoryMeanings.cached(changed, bible, verses, embed, use_embedder.identity.slug, tmp_path, frames)
+    assert len(remade.names) == 2 and len(list(tmp_path.glob("story-meanings-*.npz"))) == 2
+    assert calls == [3, 1]  # its names and frames were embedded before: their vectors are kept beside the cache
 
 
 def test_a_cache_that_cannot_be_written_is_said_and_nothing_half_written_stays(tmp_path, caplog):
@@ -198,8 +199,34 @@ def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stor
     for folder in ("a", "b"):
         StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / folder, ["e isso?"],
                              retellings, ["bom dia pastor"])
-    assert calls == [3, 1, 5, 3, 1]  # names, frames, retellings (3 names, 1 retelling, 1 other); then no retellings
+    # names, frames, the retellings' new texts (1 retelling, 1 other); then, in another folder, no retellings
+    assert calls == [3, 1, 2, 3, 1]
     stories_module._EMBEDDED.clear()  # a restart: read from the cache beside the index, nothing embedded
     again = StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / "a", ["e isso?"],
                                  retellings, ["bom dia pastor"])
-    assert calls == [3, 1, 5, 3, 1] and len(again.retellings.rows) == 5
+    assert calls == [3, 1, 2, 3, 1] and len(again.retellings.rows) == 5
+
+
+def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedder):
+    """A retelling that opens with a life ("saí de um relacionamento…") pulls lives like it towards its story; the
+    graded lives (retrieval/data/aptness) stand among the other kinds, so such a life stays a life."""
+    from retrieval.knowledge.stories import Retellings, other_kinds
+    from retrieval.understand.intent import embedding_text
+
+    story = "saí de um relacionamento ruim e minha líder falou da mulher que olhou pra trás e virou estátua de sal"
+    lives = ["saí de um relacionamento abusivo há um ano e ainda me pego pedindo desculpa por tudo",
+             "meu ex me humilhava, hoje estou segura mas ainda tenho medo de tudo"]
+    message = "saí de um relacionamento ruim faz um ano e ainda peço desculpa por tudo"
+
+    def retellings(others):
+        texts = [story, "bom dia pastor, tudo bem?", *others]
+        rows = np.array([0] + [-1] * (len(texts) - 1), dtype=np.int32)
+        return Retellings.build(texts, rows, use_embedder.embed([embedding_text(t) for t in texts]))
+
+    vector = use_embedder.embed([embedding_text(message)])[0]
+    assert retellings([]).told(message, vector) == 0  # nothing like it among the other kinds: read as the story
+    assert retellings(lives).told(message, vector) is None
+    assert retellings(lives).told("a mulher que olhou pra trás e virou estátua de sal", use_embedder.embed(
+        [embedding_text("a mulher que olhou pra trás e virou estátua de sal")])[0]) == 0
+    graded = other_kinds()
+    assert len(graded) > 4000 and len(set(graded)) == len(graded)  # the intent bank's and the graded lives, once

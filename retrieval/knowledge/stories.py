@@ -14,6 +14,7 @@ import numpy as np
 
 from corpus.references import verses_of
 from retrieval.arrays import save_arrays
+from retrieval.index.text_vectors import remembered
 from retrieval.knowledge.passages import PASSAGES_FILE, NamedPassages
 
 log = logging.getLogger(__name__)
@@ -58,10 +59,14 @@ def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) 
 
 
 def other_kinds() -> list[str]:
-    """Messages that tell no story: the intent bank's lives, chat, teaching and off-topic requests."""
+    """Messages that tell no story: the intent bank's lives, chat, teaching and off-topic requests, and the
+    lives told whose verses judges graded (retrieval/data/aptness): a retelling must be nearer than all of them."""
+    from retrieval.aptness.grades import grade_files, load_all
     from retrieval.understand.intent import load_bank
 
-    return [text for text, intent in load_bank() if intent in OTHER_KINDS]
+    bank = [text for text, intent in load_bank() if intent in OTHER_KINDS]
+    known = set(bank)
+    return [*bank, *(q for q in dict.fromkeys(p.q for p in load_all(grade_files())) if q not in known)]
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,7 @@ class StoryMeanings:
         key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
         path = Path(directory) / f"story-meanings-{key}.npz" if directory is not None else None
         positions = cls.positions_of(passages, bible)
+        embed = remembered(embed, embedder_slug, directory)  # an edited bank embeds only its new lines
         if path is not None and path.exists():
             try:
                 with np.load(path, allow_pickle=False) as data:
