@@ -92,9 +92,9 @@ _DATABASE_NUMBERS = itertools.count()
 
 
 def pytest_collection_modifyitems(items):
-    """The slow tests first (their files whole, in one worker each): with pytest-xdist they run beside the rest,
-    not after it."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The slow tests and those that wait for the clock first (their files whole, in one worker each): with
+    pytest-xdist they run beside the rest, not after it (a minute spent waiting overlaps the full index's build)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None and item.get_closest_marker("waits") is None)
 
 
 def pytest_addoption(parser):

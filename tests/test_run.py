@@ -188,6 +188,7 @@ async def test_voice_notes_end_to_end_on_both_channels(mini_index, bot_api, grap
         assert secret not in log
 
 
+@pytest.mark.waits
 async def test_the_daily_word_fires_once_at_its_time_across_restarts(mini_index, bot_api, tmp_path):
     """Subscribe for the coming minute, restart before it (the 7:29 restart), get the word once at the time,
     restart again (no second word); /versiculo, /imagem and inline mode through the same process."""

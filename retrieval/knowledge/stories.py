@@ -80,6 +80,22 @@ class Retellings:
     idf: np.ndarray
     norms: np.ndarray  # each retelling's length over both blocks
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What `from_arrays` needs, for the cache beside the index (the n-grams take seconds to count)."""
+        return {"told_rows": self.rows, "told_vectors": self.vectors, "told_idf": self.idf, "told_norms": self.norms,
+                "told_data": self.ngrams.data, "told_indices": self.ngrams.indices,
+                "told_indptr": self.ngrams.indptr, "told_shape": np.array(self.ngrams.shape)}
+
+    @classmethod
+    def from_arrays(cls, data) -> Retellings | None:
+        from scipy.sparse import csc_matrix
+
+        if not len(data["told_rows"]):
+            return None
+        ngrams = csc_matrix((data["told_data"], data["told_indices"], data["told_indptr"]),
+                            shape=tuple(data["told_shape"]))
+        return cls(data["told_rows"], ngrams, data["told_vectors"], data["told_idf"], data["told_norms"])
+
     @classmethod
     def build(cls, texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> Retellings:
         from retrieval.understand.textmodel import EMBEDDING_WEIGHT, idf_of, ngram_counts, tfidf
@@ -213,19 +229,22 @@ class StoryMeanings:
             try:
                 with np.load(path, allow_pickle=False) as data:
                     vectors, frame_similarity = data["vectors"], data["frame_similarity"]
+                    kept = Retellings.from_arrays(data) if "told_rows" in data.files else False
                     told = data["told_vectors"] if "told_vectors" in data.files else None
                 if vectors.shape[0] == len(names):
-                    return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors,
-                               _retellings(names, called, exemplars, others, embed, embedder_slug, told),
+                    retellings = kept if kept is not False else \
+                        _retellings(names, called, exemplars, others, embed, embedder_slug, told)
+                    return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors, retellings,
                                tuple(p.kind for p in passages.passages))
             except (OSError, ValueError, KeyError) as error:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
         stories = cls.build(passages, bible, verse_vectors, embed, frames, positions, exemplars, others,
                             embedder_slug)
         if path is not None:
-            told = stories.retellings.vectors if stories.retellings is not None else np.zeros((0, 1), np.float32)
+            told = stories.retellings.arrays() if stories.retellings is not None else \
+                {"told_rows": np.zeros(0, np.int32), "told_vectors": np.zeros((0, 1), np.float32)}
             save_arrays(path, "as passagens pelo sentido", vectors=stories.vectors,
-                        frame_similarity=stories.frame_similarity, told_vectors=told)
+                        frame_similarity=stories.frame_similarity, **told)
         return stories
 
     def about(self, vector: np.ndarray, text: str = "") -> StoryGuess:
