@@ -50,9 +50,24 @@ def load_pairs(path: Path, messages: dict[str, str] | None = None) -> list[Grade
     return out
 
 
+_READ: dict[tuple, list[GradedPair]] = {}  # the same files, unchanged, are read once per process
+
+
 def load_all(paths: Iterable[Path], messages: dict[str, str] | None = None) -> list[GradedPair]:
     """Pairs of several files; a pair graded twice keeps its last grade. One situation id names one message:
     an id reused for another message (two rounds numbered alike) is an error naming both files."""
+    paths = [Path(p) for p in paths]
+    try:
+        stamp = (tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths),
+                 tuple(sorted((messages or {}).items())))
+    except OSError:
+        return _load_all(paths, messages)  # a missing file: said by the reading itself
+    if stamp not in _READ:
+        _READ[stamp] = _load_all(paths, messages)
+    return list(_READ[stamp])
+
+
+def _load_all(paths: list[Path], messages: dict[str, str] | None) -> list[GradedPair]:
     latest: dict[tuple[str, str], GradedPair] = {}
     seen: dict[str, tuple[str, Path]] = {}
     for path in paths:
