@@ -66,8 +66,8 @@ async def test_a_question_near_a_crisis_is_answered_without_it(make_pastor):
         assert "188" not in (await pastor.reply("w3", question)).text
 
 
-def test_death_as_gain_or_a_meeting_is_kept_from_someone_near_a_crisis():
+def test_death_as_gain_or_a_meeting_is_kept_from_someone_near_a_crisis(blivre):
     care = CrisisCare()
-    assert care.forbidden("Pois, se cremos que Jesus morreu e ressuscitou, assim também aos que morreram em Jesus")
-    assert care.forbidden("Porque para mim o viver é Cristo, e o morrer é ganho.")
-    assert not care.forbidden("O SENHOR está perto daqueles que estão com o coração partido")
+    for book, chapter, verse in (("1TH", 4, 14), ("PHP", 1, 21), ("PHP", 1, 23)):  # read from ../shared
+        assert care.forbidden(blivre.get(book, chapter, verse).text), (book, chapter, verse)
+    assert not care.forbidden(blivre.get("PSA", 34, 18).text)  # near the broken-hearted: comfort, kept

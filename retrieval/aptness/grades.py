@@ -58,7 +58,8 @@ def load_all(paths: Iterable[Path], messages: dict[str, str] | None = None) -> l
     an id reused for another message (two rounds numbered alike) is an error naming both files."""
     paths = [Path(p) for p in paths]
     try:
-        stamp = (tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths),
+        stats = [p.stat() for p in paths]
+        stamp = (tuple((str(p), s.st_mtime_ns, s.st_size) for p, s in zip(paths, stats)),
                  tuple(sorted((messages or {}).items())))
     except OSError:
         return _load_all(paths, messages)  # a missing file: said by the reading itself
