@@ -122,8 +122,10 @@ class SearchChannels:
         """The passage a story retold in one's own words asks for ("o menino pastor que derrubou o gigante com
         uma pedra"): named by a retelling when Scripture is asked about or quoted, or retold so plainly (a
         narrative passage, its retelling clearly nearer than any message of another kind) that the life, the
-        question or the greeting around it does not change what is asked. Never a verse quoted word for word."""
-        if story.told is None or intent is None or verbatim or plan.quoted or plan.scope is not None:
+        question or the greeting around it does not change what is asked. A few words one verse also holds
+        ("de dois em dois", "quarenta dias") quote it only when the story is not that plainly retold."""
+        if story.told is None or intent is None or plan.quoted or plan.scope is not None or \
+                verbatim and not story.clearly_told:
             return None
         return story.told if intent.name in (KNOWLEDGE, QUOTATION) or story.clearly_told else None
 

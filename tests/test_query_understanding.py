@@ -69,6 +69,11 @@ def test_chat_shorthand(typed, plain):
     ("o que é dito em Romanos sobre a lei?", "ROM", None),
     ("em Isaías, acho que tem algo sobre consolo", "ISA", None),
     ("os números da loteria", None, None),
+    # a book's abbreviation or name that is also a common noun, used as one
+    ("a viúva que enchia o saco do juiz até ele resolver", None, None),
+    ("Deus vê o coração e não só os atos dele", None, None),
+    ("no livro de Juízes, quem foi Gideão?", "JDG", None),
+    ("o que diz em Atos sobre o Espírito", "ACT", None),
 ])
 def test_scope_from_the_question(question, scope, rest):
     found, remainder = detect_scope(question)

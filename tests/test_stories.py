@@ -146,7 +146,7 @@ def test_the_shipped_retellings_name_known_passages_and_cover_nearly_all_of_them
 
 
 def test_a_message_names_the_story_of_its_nearest_retelling_only_when_no_other_kind_is_as_near():
-    from retrieval.knowledge.stories import Retellings
+    from retrieval.knowledge.retellings import Retellings
 
     texts = ["o gigante derrubado por um menino com uma pedra", "a festa em que a água virou vinho",
              "estou triste porque perdi meu emprego"]
@@ -157,18 +157,60 @@ def test_a_message_names_the_story_of_its_nearest_retelling_only_when_no_other_k
     assert retellings.told("perdi meu emprego e estou triste", np.eye(1, 4, 2)[0]) is None  # a life, not a story
     assert retellings.told("qual o preço da gasolina?", np.eye(1, 4, 3)[0]) is None  # near nothing
     assert Retellings.build(texts[2:], np.array([-1]), vectors[2:]).told("o gigante", vectors[0]) is None
-    row, ahead = retellings.telling("o menino que derrubou o gigante com uma pedra", np.eye(1, 4, 0)[0])
-    assert row == 0 and ahead == pytest.approx(retellings.cosines("o menino que derrubou o gigante com uma pedra",
-                                                                   np.eye(1, 4, 0)[0])[[0, 2]] @ [1, -1])
+    message = "o menino que derrubou o gigante com uma pedra"
+    row, ahead, like = retellings.telling(message, np.eye(1, 4, 0)[0])
+    assert 0.0 <= like <= 1.0 and row == 0
+    assert ahead == pytest.approx(retellings.cosines(message, np.eye(1, 4, 0)[0])[[0, 2]] @ [1, -1])
 
 
 def test_only_a_narrative_passage_retold_far_ahead_of_other_kinds_is_clearly_told():
-    from retrieval.knowledge.stories import CLEARLY_TOLD, StoryGuess
+    from retrieval.knowledge.stories import CLEARLY_TOLD, LIKE_CLEARLY, TOLD_MARGIN, StoryGuess
 
     assert StoryGuess([3], 0.5, 3, CLEARLY_TOLD, narrative=True).clearly_told
     assert not StoryGuess([3], 0.5, 3, CLEARLY_TOLD - 0.01, narrative=True).clearly_told  # a life may sound so
     assert not StoryGuess([3], 0.5, 3, 0.4, narrative=False).clearly_told  # a verse or a psalm, not a story
     assert not StoryGuess([3], 0.5).clearly_told
+    # read by the gate as a story retold, surely: a smaller lead is enough
+    assert StoryGuess([3], 0.5, 3, TOLD_MARGIN, narrative=True, likeness=LIKE_CLEARLY).clearly_told
+    assert not StoryGuess([3], 0.5, 3, TOLD_MARGIN, narrative=True, likeness=LIKE_CLEARLY - 0.05).clearly_told
+    assert not StoryGuess([3], 0.5, 3, TOLD_MARGIN - 0.01, narrative=True, likeness=1.0).clearly_told
+
+
+def test_the_gate_learns_a_story_retold_from_messages_of_other_kinds():
+    from retrieval.knowledge.retellings import Retellings
+
+    stories = ["aquela do menino que derrubou o gigante", "aquela da festa em que a água virou vinho",
+               "tem a história do homem engolido pelo peixe", "aquela do barco com os bichos de dois em dois",
+               "tem uma história do cego que voltou a ver", "aquela da mulher que virou estátua de sal"]
+    others = ["perdi meu emprego e estou triste", "bom dia pastor", "estou com medo do exame amanhã",
+              "qual o horário do culto?", "minha mãe está doente e eu não durmo", "obrigado pela oração"]
+    vectors = np.zeros((12, 4), np.float32)
+    vectors[:, 0] = 1.0  # one meaning for all: the n-grams decide
+    retellings = Retellings.build([*stories, *others], np.array([*range(6), *[-1] * 6]), vectors)
+    assert retellings.gate is not None and retellings.gate.shape == (2 ** 16 + 4 + 1,)
+    assert retellings._read("tem a história do menino que venceu o gigante", vectors[0])[1] > 0.5 > \
+        retellings._read("estou triste e com medo, perdi tudo", vectors[0])[1]
+    again = Retellings.from_arrays(retellings.arrays())  # kept beside the index with the rest
+    assert np.array_equal(again.gate, retellings.gate)
+
+
+def test_a_fainter_retelling_names_its_story_only_when_the_gate_is_sure_and_the_nearest_agree():
+    from dataclasses import replace
+
+    from retrieval.knowledge.retellings import Retellings
+
+    texts = ["o gigante derrubado por um menino com uma pedra", "o menino pastor venceu o gigante com a funda",
+             "a festa em que a água virou vinho", "estou triste porque perdi meu emprego"]
+    vectors = np.eye(4, 4, dtype=np.float32)
+    built = Retellings.build(texts, np.array([0, 0, 1, -1]), vectors)
+    message, vector = "o menino e o gigante", np.eye(1, 4, 0)[0]
+    bias = np.zeros_like(built.gate)
+    sure, unsure = replace(built, gate=bias + np.eye(1, len(bias), len(bias) - 1)[0] * 20), \
+        replace(built, gate=bias - np.eye(1, len(bias), len(bias) - 1)[0] * 20)
+    assert sure.told(message, vector, floor=0.99) == 0  # too faint for the floor; two of the three nearest agree
+    assert unsure.told(message, vector, floor=0.99) is None  # the gate reads no story
+    lone = replace(sure, rows=np.array([0, 2, 1, -1]))  # the nearest retellings name two passages
+    assert lone.told(message, vector, floor=0.99) is None
 
 
 def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_embedder):
@@ -210,7 +252,8 @@ def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stor
 def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedder):
     """A retelling that opens with a life ("saí de um relacionamento…") pulls lives like it towards its story; the
     graded lives (retrieval/data/aptness) stand among the other kinds, so such a life stays a life."""
-    from retrieval.knowledge.stories import Retellings, other_kinds
+    from retrieval.knowledge.retellings import Retellings
+    from retrieval.knowledge.stories import other_kinds
     from retrieval.understand.intent import embedding_text
 
     story = "saí de um relacionamento ruim e minha líder falou da mulher que olhou pra trás e virou estátua de sal"

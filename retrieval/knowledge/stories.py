@@ -16,11 +16,12 @@ from corpus.references import verses_of
 from retrieval.arrays import save_arrays
 from retrieval.index.text_vectors import remembered
 from retrieval.knowledge.passages import PASSAGES_FILE, NamedPassages
+from retrieval.knowledge.retellings import TOLD_MARGIN, Retellings, unit
 
 log = logging.getLogger(__name__)
 
 EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "story_exemplars.jsonl"
-VERSION = 2  # part of the cache key: bump when the way passages are embedded changes
+VERSION = 3  # part of the cache key: bump when the way passages are embedded changes
 NAME_SHARE = 0.7  # a passage's meaning: its names (what people call it) weigh more than its verses' mean
 FLOOR = 0.40  # cosine between the message and a passage's meaning, for a question about Scripture
 SURE = 0.50  # as near as this, a message of any other intent but chat tells the story too
@@ -29,9 +30,8 @@ NAMES_PER_PASSAGE = 7  # the name and the first variants
 TIE = 0.03  # a second passage this close to the first is told too ("a entrada de Jesus em Jerusalém": not only
 # the Ascension, whose name is as near)
 
-TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
-TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
 CLEARLY_TOLD = 0.15  # this much nearer than any of them, a story is told whatever else the message reads as
+LIKE_CLEARLY = 0.95  # read as a story retold this surely, a retelling TOLD_MARGIN ahead is clearly told too
 NARRATIVE = frozenset({"parabola", "milagre", "evento", "historia"})  # passages that tell what happened
 OTHER_KINDS = ("situation", "smalltalk", "teaching", "offtopic")
 
@@ -70,71 +70,6 @@ def other_kinds() -> list[str]:
 
 
 @dataclass(frozen=True)
-class Retellings:
-    """Passages as people retell them, beside messages of other kinds, in the intent model's space (hashed
-    character n-grams beside the meaning): a message names the story of its nearest retelling."""
-
-    rows: np.ndarray  # each retelling's passage row; -1 for a message of another kind
-    ngrams: object  # sparse tf-idf rows of the character n-grams, unit length (by column: a message has few)
-    vectors: np.ndarray  # the meanings, unit length
-    idf: np.ndarray
-    norms: np.ndarray  # each retelling's length over both blocks
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """What `from_arrays` needs, for the cache beside the index (the n-grams take seconds to count)."""
-        return {"told_rows": self.rows, "told_vectors": self.vectors, "told_idf": self.idf, "told_norms": self.norms,
-                "told_data": self.ngrams.data, "told_indices": self.ngrams.indices,
-                "told_indptr": self.ngrams.indptr, "told_shape": np.array(self.ngrams.shape)}
-
-    @classmethod
-    def from_arrays(cls, data) -> Retellings | None:
-        from scipy.sparse import csc_matrix
-
-        if not len(data["told_rows"]):
-            return None
-        ngrams = csc_matrix((data["told_data"], data["told_indices"], data["told_indptr"]),
-                            shape=tuple(data["told_shape"]))
-        return cls(data["told_rows"], ngrams, data["told_vectors"], data["told_idf"], data["told_norms"])
-
-    @classmethod
-    def build(cls, texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> Retellings:
-        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, idf_of, ngram_counts, tfidf
-
-        counts = ngram_counts(texts)
-        idf = idf_of(counts)
-        ngrams = tfidf(counts, idf).astype(np.float32)
-        norms = np.sqrt(np.asarray(ngrams.multiply(ngrams).sum(axis=1)).ravel() + EMBEDDING_WEIGHT ** 2)
-        return cls(np.asarray(rows), ngrams.tocsc(), _unit(vectors), idf, norms)
-
-    def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
-        """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
-        block by block: one sparse and one dense product, no stacked matrix."""
-        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, ngram_counts, tfidf
-
-        query = tfidf(ngram_counts([text]), self.idf)
-        weight = EMBEDDING_WEIGHT ** 2
-        dot = self.ngrams[:, query.indices] @ query.data + weight * (self.vectors @ _unit(vector))
-        return dot / (self.norms * np.sqrt(query.data @ query.data + weight))
-
-    def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
-        """The passage row the message retells, or None."""
-        found = self.telling(text, vector, floor, margin)
-        return found[0] if found is not None else None
-
-    def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR,
-                margin: float = TOLD_MARGIN) -> tuple[int, float] | None:
-        """(the passage row the message retells, how much nearer its retelling is than any message of another
-        kind), or None."""
-        story, other = self.rows >= 0, self.rows < 0
-        if not story.any():
-            return None
-        cosine = self.cosines(text, vector)
-        best = int(np.flatnonzero(story)[np.argmax(cosine[story])])
-        ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
-        return (int(self.rows[best]), ahead) if cosine[best] >= floor and ahead >= margin else None
-
-
-@dataclass(frozen=True)
 class StoryGuess:
     """The passages a message may tell, how near, and the one a retelling names (with its lead over messages
     of other kinds)."""
@@ -144,24 +79,21 @@ class StoryGuess:
     told: int | None = None
     ahead: float = 0.0
     narrative: bool = False  # the told passage tells what happened (a parable, a miracle, an event, a story)
+    likeness: float = 0.0  # the gate's P(a story retold)
 
     @property
     def clearly_told(self) -> bool:
         """A story retold so plainly that it is asked for whatever else the message reads as."""
-        return self.told is not None and self.narrative and self.ahead >= CLEARLY_TOLD
+        return self.told is not None and self.narrative and (
+            self.ahead >= CLEARLY_TOLD or self.likeness >= LIKE_CLEARLY and self.ahead >= TOLD_MARGIN)
 
 
 NO_STORY = StoryGuess([])
 
 
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    return matrix / np.maximum(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12)
-
-
 def meanings(name_vectors: np.ndarray, verse_means: np.ndarray, name_share: float = NAME_SHARE) -> np.ndarray:
     """Each passage's meaning: its names' vector and its verses' mean vector, both unit, blended."""
-    return _unit(name_share * _unit(name_vectors) + (1.0 - name_share) * _unit(verse_means))
+    return unit(name_share * unit(name_vectors) + (1.0 - name_share) * unit(verse_means))
 
 
 def nearest(similarity: np.ndarray, frame_similarity: np.ndarray, floor: float = FLOOR,
@@ -204,9 +136,9 @@ class StoryMeanings:
               others: Sequence[str] = (), embedder_slug: str = "") -> StoryMeanings:
         names, called = cls.texts(passages)
         positions = positions if positions is not None else cls.positions_of(passages, bible)
-        means = np.vstack([_unit(np.asarray(verse_vectors[list(ps)], np.float32)).mean(axis=0) for ps in positions])
+        means = np.vstack([unit(np.asarray(verse_vectors[list(ps)], np.float32)).mean(axis=0) for ps in positions])
         vectors = meanings(embed(called), means)
-        frame_similarity = (vectors @ _unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
+        frame_similarity = (vectors @ unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
         return cls(tuple(names), positions, vectors, frame_similarity.astype(np.float32), verse_vectors,
                    _retellings(names, called, exemplars, others, embed, embedder_slug),
                    tuple(p.kind for p in passages.passages))
@@ -250,15 +182,16 @@ class StoryMeanings:
     def about(self, vector: np.ndarray, text: str = "") -> StoryGuess:
         """The rows of the passages a message tells (none when no passage is near enough), and how near: the
         best cosine, or SURE at least when the message is retold like one of them (that passage first)."""
-        similarity = self.vectors @ _unit(vector)
+        similarity = self.vectors @ unit(vector)
         rows = nearest(similarity, self.frame_similarity)
         nearness = float(similarity[rows[0]]) if rows else 0.0
         told = self.retellings.telling(text, vector) if self.retellings is not None and text else None
         if told is None:
             return StoryGuess(rows, nearness)
-        row, ahead = told
+        row, ahead, like = told
         narrative = row < len(self.kinds) and self.kinds[row] in NARRATIVE
-        return StoryGuess([row, *(r for r in rows if r != row)][:2], max(nearness, SURE), row, ahead, narrative)
+        return StoryGuess([row, *(r for r in rows if r != row)][:2], max(nearness, SURE), row, ahead, narrative,
+                          like)
 
     def verses(self, rows: list[int], vector: np.ndarray, mask: np.ndarray | None, limit: int) -> list[int]:
         """The verses of the passages ``rows``, nearest the message first, one passage after the other."""
@@ -266,7 +199,7 @@ class StoryMeanings:
         for row in rows:
             positions = [p for p in self.positions[row] if mask is None or mask[p]]
             if positions:
-                cosine = _unit(np.asarray(self.verse_vectors[positions], np.float32)) @ _unit(vector)
+                cosine = unit(np.asarray(self.verse_vectors[positions], np.float32)) @ unit(vector)
                 ranked.append([positions[i] for i in np.argsort(-cosine, kind="stable")])
         interleaved = [p for group in zip(*ranked) for p in group] + [p for group in ranked for p in group]
         return list(dict.fromkeys(interleaved))[:limit]
@@ -288,7 +221,8 @@ def _retellings(names: Sequence[str], called: Sequence[str], exemplars: Sequence
     if vectors is None or len(vectors) != len(texts):
         vectors = _EMBEDDED.get(key) if slug else None
         if vectors is None:
-            vectors = _unit(embed([embedding_text(t) for t in texts]))
+            vectors = unit(embed([embedding_text(t) for t in texts]))
     if slug:
         _EMBEDDED[key] = vectors
     return Retellings.build(texts, rows, vectors)
+

@@ -93,6 +93,7 @@ _TESTAMENT_ABBREVIATION = re.compile(r"(?<!\w)(AT|NT|VT)(?!\w)")
 # "o evangelho de João". Full names only (never abbreviations such as "Os" or "Am").
 _FULL_NAMES = {" ".join(form): code for form, code in booknames.PLAIN_FORMS.items() if len(" ".join(form)) >= 4}
 _FULL_NAMES["jo"] = "JOB"  # only after "livro de"/"em"...: "Jo" alone is an abbreviation of João
+del _FULL_NAMES["juiz"]  # an abbreviation of Juízes when cited ("Juiz 6:12"), but "o saco do juiz" is a judge
 for _form, _codes in booknames.NUMBERED_FORMS.items():  # "1 joao", "segunda corintios"; not "i joao"
     _numbers = [*((str(n), n) for n in range(1, len(_codes) + 1)),
                 *((w, n) for w, n in booknames.ORDINALS.items() if len(w) > 3 and n <= len(_codes))]
@@ -102,6 +103,7 @@ _BOOK = re.compile(
     r"\b(?:(?:no |do |pelo )?livro (?:de |do |dos |das |da )?|(?:no |do )?evangelho (?:de |segundo )(?:sao )?"
     r"|(?:em|no|na|nos|nas|de|do|da|dos|das) )(?P<name>"
     + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)) + r")\b"
+    r"(?! (?:dele|dela|deles|delas|meus|minhas|seus|suas|nossos|nossas)\b)"  # "nos atos dele": deeds, not Acts
 )
 _PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
 # a psalm or a proverb asked for by what it is about: "salmos pra quando to triste", "quero um salmo de louvor",

@@ -159,11 +159,20 @@ def fit(texts: Sequence[str], vectors: np.ndarray, labels: Sequence[str], c: flo
     x = features(counts, idf, vectors, words, word_idf, word_weight)
     if not compact:
         model.fit(x, np.asarray(labels))
-        return LinearTextModel(tuple(str(c) for c in model.classes_), model.coef_, model.intercept_, idf, word_idf,
-                               word_weight)
+        return LinearTextModel(tuple(str(c) for c in model.classes_), *_per_class(model.coef_, model.intercept_),
+                               idf, word_idf, word_weight)
     used = np.flatnonzero(np.diff(x.tocsc().indptr))  # an unused column's coefficient stays 0 under L2
     with threadpool_limits(1):
         model.fit(x[:, used], np.asarray(labels))
     coef = np.zeros((model.coef_.shape[0], x.shape[1]))
     coef[:, used] = model.coef_
-    return LinearTextModel(tuple(str(c) for c in model.classes_), coef, model.intercept_, idf, word_idf, word_weight)
+    return LinearTextModel(tuple(str(c) for c in model.classes_), *_per_class(coef, model.intercept_), idf, word_idf,
+                           word_weight)
+
+
+def _per_class(coef: np.ndarray, intercept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A row of logits per class: two classes fit one row (the second class's logit against 0), which the
+    softmax of (0, z) turns into the same sigmoid."""
+    if coef.shape[0] > 1:
+        return coef, intercept
+    return np.vstack([np.zeros_like(coef), coef]), np.concatenate([[0.0], intercept])

@@ -1,0 +1,123 @@
+"""Targets as people tell them in their own words (a Bible story retold, later a person described or a verse
+typed from memory), beside messages of other kinds: a message names the target of its nearest telling when that
+telling is near, or when a learned gate reads the message as such a telling and the nearest tellings agree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
+TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
+LIKE_A_RETELLING = 0.8  # the gate's P(a story retold) from which a fainter retelling names its story, when
+LIKE_FLOOR = 0.30  # its nearest retelling is this near, nearer than any message of another kind,
+LIKE_AGREEING = 2  # and this many of the three nearest retellings tell the same passage
+
+
+def unit(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12)
+
+
+@dataclass(frozen=True)
+class Retellings:
+    """Passages as people retell them, beside messages of other kinds, in the intent model's space (hashed
+    character n-grams beside the meaning): a message names the story of its nearest retelling."""
+
+    rows: np.ndarray  # each retelling's passage row; -1 for a message of another kind
+    ngrams: object  # sparse tf-idf rows of the character n-grams, unit length (by column: a message has few)
+    vectors: np.ndarray  # the meanings, unit length
+    idf: np.ndarray
+    norms: np.ndarray  # each retelling's length over both blocks
+    gate: np.ndarray | None = None  # logit weights of "a story retold" against "a message of another kind":
+    # the n-grams' columns, the embedding's, then the bias (learned from the same texts: one idf)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What `from_arrays` needs, for the cache beside the index (the n-grams take seconds to count)."""
+        gate = {} if self.gate is None else {"told_gate": self.gate}
+        return {"told_rows": self.rows, "told_vectors": self.vectors, "told_idf": self.idf, "told_norms": self.norms,
+                "told_data": self.ngrams.data, "told_indices": self.ngrams.indices,
+                "told_indptr": self.ngrams.indptr, "told_shape": np.array(self.ngrams.shape), **gate}
+
+    @classmethod
+    def from_arrays(cls, data) -> Retellings | None:
+        from scipy.sparse import csc_matrix
+
+        if not len(data["told_rows"]):
+            return None
+        ngrams = csc_matrix((data["told_data"], data["told_indices"], data["told_indptr"]),
+                            shape=tuple(data["told_shape"]))
+        return cls(data["told_rows"], ngrams, data["told_vectors"], data["told_idf"], data["told_norms"],
+                   data["told_gate"] if "told_gate" in data else None)
+
+    @classmethod
+    def build(cls, texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> Retellings:
+        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, idf_of, ngram_counts, tfidf
+
+        counts = ngram_counts(texts)
+        idf = idf_of(counts)
+        ngrams = tfidf(counts, idf).astype(np.float32)
+        norms = np.sqrt(np.asarray(ngrams.multiply(ngrams).sum(axis=1)).ravel() + EMBEDDING_WEIGHT ** 2)
+        rows = np.asarray(rows)
+        return cls(rows, ngrams.tocsc(), unit(vectors), idf, norms, _gate(texts, rows, vectors))
+
+    def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
+        """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
+        block by block: one sparse and one dense product, no stacked matrix."""
+        return self._read(text, vector)[0]
+
+    def _read(self, text: str, vector: np.ndarray) -> tuple[np.ndarray, float]:
+        """(the cosines, the gate's P(a story retold)), from one count of the message's n-grams."""
+        from retrieval.understand.textmodel import EMBEDDING_WEIGHT, N_FEATURES, ngram_counts, tfidf
+
+        query = tfidf(ngram_counts([text]), self.idf)
+        meaning = unit(vector)
+        weight = EMBEDDING_WEIGHT ** 2
+        dot = self.ngrams[:, query.indices] @ query.data + weight * (self.vectors @ meaning)
+        cosine = dot / (self.norms * np.sqrt(query.data @ query.data + weight))
+        if self.gate is None:
+            return cosine, 0.0
+        logit = float(self.gate[query.indices] @ query.data + EMBEDDING_WEIGHT * (self.gate[N_FEATURES:-1] @ meaning)
+                      + self.gate[-1])
+        return cosine, float(1.0 / (1.0 + np.exp(-logit)))
+
+    def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
+        """The passage row the message retells, or None."""
+        found = self.telling(text, vector, floor, margin)
+        return found[0] if found is not None else None
+
+    def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR,
+                margin: float = TOLD_MARGIN) -> tuple[int, float, float] | None:
+        """(the passage row the message retells, how much nearer its retelling is than any message of another
+        kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead, or, when
+        the gate reads the message as a story retold, a fainter one that the nearest retellings agree on."""
+        story, other = self.rows >= 0, self.rows < 0
+        if not story.any():
+            return None
+        cosine, like = self._read(text, vector)
+        stories = np.flatnonzero(story)
+        nearest = stories[np.argsort(-cosine[stories], kind="stable")[:3]]
+        best = int(nearest[0])
+        ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
+        if cosine[best] >= floor and ahead >= margin:
+            return int(self.rows[best]), ahead, like
+        agreeing = int(np.sum(self.rows[nearest] == self.rows[best]))
+        if like >= LIKE_A_RETELLING and cosine[best] >= LIKE_FLOOR and ahead >= 0 and agreeing >= LIKE_AGREEING:
+            return int(self.rows[best]), ahead, like
+        return None
+
+
+def _gate(texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> np.ndarray | None:
+    """Logistic regression of a story retold (any passage) against a message of another kind, over the same
+    features as the retellings' cosines: the weights (n-grams, embedding, bias), or None without both kinds."""
+    from retrieval.understand.textmodel import fit
+
+    labels = ["historia" if row >= 0 else "outra" for row in rows]
+    if len(set(labels)) < 2:
+        return None
+    model = fit(texts, np.asarray(vectors, np.float32), labels, compact=True)
+    story = model.classes.index("historia")
+    return np.concatenate([model.coef[story] - model.coef[1 - story],
+                           [model.intercept[story] - model.intercept[1 - story]]]).astype(np.float32)
