@@ -125,7 +125,7 @@ class SearchChannels:
         question or the greeting around it does not change what is asked. A few words one verse also holds
         ("de dois em dois", "quarenta dias") quote it only when the story is not that plainly retold."""
         if story.told is None or intent is None or plan.quoted or plan.scope is not None or \
-                verbatim and not story.clearly_told:
+                verbatim and not story.retold_plainly:
             return None
         return story.told if intent.name in (KNOWLEDGE, QUOTATION) or story.clearly_told else None
 

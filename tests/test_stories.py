@@ -174,6 +174,9 @@ def test_only_a_narrative_passage_retold_far_ahead_of_other_kinds_is_clearly_tol
     assert StoryGuess([3], 0.5, 3, TOLD_MARGIN, narrative=True, likeness=LIKE_CLEARLY).clearly_told
     assert not StoryGuess([3], 0.5, 3, TOLD_MARGIN, narrative=True, likeness=LIKE_CLEARLY - 0.05).clearly_told
     assert not StoryGuess([3], 0.5, 3, TOLD_MARGIN - 0.01, narrative=True, likeness=1.0).clearly_told
+    # a few words a verse holds make a quotation, unless the story is retold far ahead and the gate reads a story
+    assert StoryGuess([3], 0.5, 3, CLEARLY_TOLD, narrative=True, likeness=0.6).retold_plainly
+    assert not StoryGuess([3], 0.5, 3, CLEARLY_TOLD, narrative=True, likeness=0.1).retold_plainly  # "tem uma parte…"
 
 
 def test_the_gate_learns_a_story_retold_from_messages_of_other_kinds():
@@ -213,6 +216,22 @@ def test_a_fainter_retelling_names_its_story_only_when_the_gate_is_sure_and_the_
     assert lone.told(message, vector, floor=0.99) is None
 
 
+def test_a_contrast_teaches_the_gate_but_is_no_rival():
+    from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings
+
+    texts = ["o gigante derrubado por um menino com uma pedra", "o menino e o gigante, onde ta isso na biblia",
+             "estou triste porque perdi meu emprego"]
+    vectors = np.eye(3, 4, dtype=np.float32)
+    message, vector = "o menino que derrubou o gigante com uma pedra", np.eye(1, 4, 0)[0]
+    contrasted = Retellings.build(texts, np.array([0, CONTRAST, RIVAL]), vectors)
+    rivalled = Retellings.build(texts, np.array([0, RIVAL, RIVAL]), vectors)
+    cosine = rivalled.cosines(message, vector)
+    margin = (cosine[0] - cosine[1] + cosine[0] - cosine[2]) / 2  # the contrast is nearer than the rival
+    assert contrasted.rows.tolist() == [0, RIVAL]  # kept for the gate only: no message is compared with it
+    assert contrasted.told(message, vector, margin=margin) == 0
+    assert rivalled.told(message, vector, margin=margin) is None
+
+
 def test_a_story_retold_in_other_words_is_told_first_and_surely(stories, use_embedder):
     bible, passages, verses = stories
     retellings = [("A formiga e o preguiçoso", "o bichinho que trabalha no verão guardando comida sem ter chefe"),
@@ -243,7 +262,7 @@ def test_the_retellings_are_embedded_once_per_process_whatever_the_data_dir(stor
                              retellings, ["bom dia pastor"])
     # names, frames, the retellings' new texts (1 retelling, 1 other); then, in another folder, no retellings
     assert calls == [3, 1, 2, 3, 1]
-    stories_module._EMBEDDED.clear()  # a restart: read from the cache beside the index, nothing embedded
+    stories_module._BUILT.clear()  # a restart: read from the cache beside the index, nothing embedded
     again = StoryMeanings.cached(passages, bible, verses, embed, "slug-retellings", tmp_path / "a", ["e isso?"],
                                  retellings, ["bom dia pastor"])
     assert calls == [3, 1, 2, 3, 1] and len(again.retellings.rows) == 5

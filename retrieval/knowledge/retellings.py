@@ -14,6 +14,8 @@ TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent ba
 LIKE_A_RETELLING = 0.8  # the gate's P(a story retold) from which a fainter retelling names its story, when
 LIKE_FLOOR = 0.30  # its nearest retelling is this near, nearer than any message of another kind,
 LIKE_AGREEING = 2  # and this many of the three nearest retellings tell the same passage
+RIVAL, CONTRAST = -1, -2  # rows of messages of another kind: rivals a telling must be nearer than; contrasts
+# only teach the gate what is no telling (a verse quoted "onde ta isso na biblia" is framed like a retelling)
 
 
 def unit(matrix: np.ndarray) -> np.ndarray:
@@ -61,7 +63,9 @@ class Retellings:
         ngrams = tfidf(counts, idf).astype(np.float32)
         norms = np.sqrt(np.asarray(ngrams.multiply(ngrams).sum(axis=1)).ravel() + EMBEDDING_WEIGHT ** 2)
         rows = np.asarray(rows)
-        return cls(rows, ngrams.tocsc(), unit(vectors), idf, norms, _gate(texts, rows, vectors))
+        gate = _gate(texts, rows, vectors)
+        kept = rows != CONTRAST  # the contrasts taught the gate; no message is compared with them
+        return cls(rows[kept], ngrams[kept].tocsc(), unit(vectors)[kept], idf, norms[kept], gate)
 
     def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
         """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
@@ -93,12 +97,13 @@ class Retellings:
         """(the passage row the message retells, how much nearer its retelling is than any message of another
         kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead, or, when
         the gate reads the message as a story retold, a fainter one that the nearest retellings agree on."""
-        story, other = self.rows >= 0, self.rows < 0
+        story, other = self.rows >= 0, self.rows == RIVAL
         if not story.any():
             return None
         cosine, like = self._read(text, vector)
         stories = np.flatnonzero(story)
-        nearest = stories[np.argsort(-cosine[stories], kind="stable")[:3]]
+        top = np.argpartition(-cosine[stories], min(3, len(stories)) - 1)[:3]
+        nearest = stories[top[np.argsort(-cosine[stories][top], kind="stable")]]
         best = int(nearest[0])
         ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
         if cosine[best] >= floor and ahead >= margin:

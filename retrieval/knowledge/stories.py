@@ -16,7 +16,7 @@ from corpus.references import verses_of
 from retrieval.arrays import save_arrays
 from retrieval.index.text_vectors import remembered
 from retrieval.knowledge.passages import PASSAGES_FILE, NamedPassages
-from retrieval.knowledge.retellings import TOLD_MARGIN, Retellings, unit
+from retrieval.knowledge.retellings import CONTRAST, RIVAL, TOLD_MARGIN, Retellings, unit
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ NARRATIVE = frozenset({"parabola", "milagre", "evento", "historia"})  # passages
 OTHER_KINDS = ("situation", "smalltalk", "teaching", "offtopic")
 
 Embed = Callable[[Sequence[str]], np.ndarray]
-_EMBEDDED: dict[str, np.ndarray] = {}  # retellings embedded once per process, whatever the index
+_BUILT: dict[str, Retellings] = {}  # retellings embedded and the gate trained once per process, whatever the index
 
 
 def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) -> list[tuple[str, str]]:
@@ -69,6 +69,14 @@ def other_kinds() -> list[str]:
     return [*bank, *(q for q in dict.fromkeys(p.q for p in load_all(grade_files())) if q not in known)]
 
 
+def quotations() -> list[str]:
+    """The intent bank's verses quoted from memory: no story retold, though framed like one ("tem uma parte que
+    fala…"), for the gate only (a retelling may say a verse of its story)."""
+    from retrieval.understand.intent import QUOTATION, load_bank
+
+    return [text for text, intent in load_bank() if intent == QUOTATION]
+
+
 @dataclass(frozen=True)
 class StoryGuess:
     """The passages a message may tell, how near, and the one a retelling names (with its lead over messages
@@ -80,6 +88,12 @@ class StoryGuess:
     ahead: float = 0.0
     narrative: bool = False  # the told passage tells what happened (a parable, a miracle, an event, a story)
     likeness: float = 0.0  # the gate's P(a story retold)
+
+    @property
+    def retold_plainly(self) -> bool:
+        """A story retold far nearer than any message of another kind, and read by the gate as a story rather than
+        a verse quoted: a few words one verse holds ("de dois em dois") do not make it a quotation."""
+        return self.told is not None and self.narrative and self.ahead >= CLEARLY_TOLD and self.likeness >= 0.5
 
     @property
     def clearly_told(self) -> bool:
@@ -133,26 +147,26 @@ class StoryMeanings:
     @classmethod
     def build(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, frames: Sequence[str] = (),
               positions: tuple[tuple[int, ...], ...] | None = None, exemplars: Sequence[tuple[str, str]] = (),
-              others: Sequence[str] = (), embedder_slug: str = "") -> StoryMeanings:
+              others: Sequence[str] = (), embedder_slug: str = "", contrasts: Sequence[str] = ()) -> StoryMeanings:
         names, called = cls.texts(passages)
         positions = positions if positions is not None else cls.positions_of(passages, bible)
         means = np.vstack([unit(np.asarray(verse_vectors[list(ps)], np.float32)).mean(axis=0) for ps in positions])
         vectors = meanings(embed(called), means)
         frame_similarity = (vectors @ unit(embed(list(frames))).T).max(axis=1) if frames else np.zeros(len(names))
         return cls(tuple(names), positions, vectors, frame_similarity.astype(np.float32), verse_vectors,
-                   _retellings(names, called, exemplars, others, embed, embedder_slug),
+                   _retellings(names, called, exemplars, others, embed, embedder_slug, contrasts=contrasts),
                    tuple(p.kind for p in passages.passages))
 
     @classmethod
     def cached(cls, passages: NamedPassages, bible, verse_vectors, embed: Embed, embedder_slug: str,
                directory: Path | None, frames: Sequence[str] = (), exemplars: Sequence[tuple[str, str]] = (),
-               others: Sequence[str] = ()) -> StoryMeanings:
+               others: Sequence[str] = (), contrasts: Sequence[str] = ()) -> StoryMeanings:
         """`build`, kept in ``directory`` under a key of the passages' names and verses, the frames, the
         retellings and the embedder."""
         names, called = cls.texts(passages)
         key_text = "\n".join([f"{VERSION}|{NAME_SHARE}|{embedder_slug}|{len(bible.verses)}", *called,
                               *(repr(p.reference) for p in passages.passages), "", *frames, "",
-                              *(f"{name}\t{text}" for name, text in exemplars), "", *others])
+                              *(f"{name}\t{text}" for name, text in exemplars), "", *others, "", *contrasts])
         key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
         path = Path(directory) / f"story-meanings-{key}.npz" if directory is not None else None
         positions = cls.positions_of(passages, bible)
@@ -165,13 +179,13 @@ class StoryMeanings:
                     told = data["told_vectors"] if "told_vectors" in data.files else None
                 if vectors.shape[0] == len(names):
                     retellings = kept if kept is not False else \
-                        _retellings(names, called, exemplars, others, embed, embedder_slug, told)
+                        _retellings(names, called, exemplars, others, embed, embedder_slug, told, contrasts)
                     return cls(tuple(names), positions, vectors, frame_similarity, verse_vectors, retellings,
                                tuple(p.kind for p in passages.passages))
             except (OSError, ValueError, KeyError) as error:
                 log.warning("passagens pelo sentido em cache ilegíveis (%s): refeitas", error)
         stories = cls.build(passages, bible, verse_vectors, embed, frames, positions, exemplars, others,
-                            embedder_slug)
+                            embedder_slug, contrasts)
         if path is not None:
             told = stories.retellings.arrays() if stories.retellings is not None else \
                 {"told_rows": np.zeros(0, np.int32), "told_vectors": np.zeros((0, 1), np.float32)}
@@ -206,23 +220,25 @@ class StoryMeanings:
 
 
 def _retellings(names: Sequence[str], called: Sequence[str], exemplars: Sequence[tuple[str, str]],
-                others: Sequence[str], embed: Embed, slug: str = "", vectors: np.ndarray | None = None
-                ) -> Retellings | None:
-    """The retellings of the passages this Bible holds (their names among them) and the other kinds' messages:
-    ``vectors`` when given (the cache), else embedded once per process (and embedder)."""
+                others: Sequence[str], embed: Embed, slug: str = "", vectors: np.ndarray | None = None,
+                contrasts: Sequence[str] = ()) -> Retellings | None:
+    """The retellings of the passages this Bible holds (their names among them), the other kinds' messages and
+    the gate's contrasts: ``vectors`` when given (the cache), else embedded once per process (and embedder)."""
     from retrieval.understand.intent import embedding_text
 
     kept = [(names.index(name), text) for name, text in exemplars if name in names]
     if not kept:
         return None
-    texts = [*called, *(text for _, text in kept), *others]
-    rows = np.array([*range(len(names)), *(row for row, _ in kept), *([-1] * len(others))], dtype=np.int32)
-    key = hashlib.sha256("\n".join([slug, *texts]).encode()).hexdigest()
+    texts = [*called, *(text for _, text in kept), *others, *contrasts]
+    rows = np.array([*range(len(names)), *(row for row, _ in kept), *([RIVAL] * len(others)),
+                     *([CONTRAST] * len(contrasts))], dtype=np.int32)
+    key = hashlib.sha256("\n".join([slug, *texts, *map(str, rows)]).encode()).hexdigest()
+    if slug and key in _BUILT:
+        return _BUILT[key]
     if vectors is None or len(vectors) != len(texts):
-        vectors = _EMBEDDED.get(key) if slug else None
-        if vectors is None:
-            vectors = unit(embed([embedding_text(t) for t in texts]))
+        vectors = unit(embed([embedding_text(t) for t in texts]))
+    built = Retellings.build(texts, rows, vectors)
     if slug:
-        _EMBEDDED[key] = vectors
-    return Retellings.build(texts, rows, vectors)
+        _BUILT[key] = built
+    return built
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -80,17 +81,31 @@ def idf_of(counts) -> np.ndarray:
 
 
 def tfidf(counts, idf: np.ndarray):
-    """Sublinear tf-idf of hashed counts, L2-normalised."""
-    from sklearn.preprocessing import normalize as l2
-
+    """Sublinear tf-idf of hashed counts, L2-normalised (row by row, as sklearn's `normalize`; computed on the
+    sparse data directly: a message is one short row, and the validation around `normalize` cost more)."""
     tf = counts.astype(np.float64).tocsr(copy=True)
-    tf.data = np.log(tf.data) + 1.0
-    return l2(tf.multiply(idf).tocsr())
+    tf.sum_duplicates()
+    tf.data = (np.log(tf.data) + 1.0) * idf[tf.indices]
+    rows = np.repeat(np.arange(tf.shape[0]), np.diff(tf.indptr))
+    norms = np.sqrt(np.bincount(rows, weights=tf.data ** 2, minlength=tf.shape[0]))
+    tf.data /= np.where(norms == 0.0, 1.0, norms)[rows]
+    tf.eliminate_zeros()
+    return tf
 
 
 def ngram_counts(texts: Sequence[str]):
-    """The texts' hashed character n-gram counts (`tfidf` weighs them)."""
+    """The texts' hashed character n-gram counts (`tfidf` weighs them); one message's, counted once however
+    many models read it (the intent model, the retellings, the verses remembered)."""
+    if len(texts) == 1:
+        return _one_message_counts(texts[0])
     return _HASHING.transform(folded(texts))
+
+
+@functools.lru_cache(maxsize=64)
+def _one_message_counts(text: str):
+    counts = _HASHING.transform(folded([text]))
+    counts.data.flags.writeable = False  # shared: `tfidf` copies before weighing
+    return counts
 
 
 def features(counts, idf: np.ndarray, vectors: np.ndarray, words=None, word_idf=None, word_weight: float = 0.0):
