@@ -119,6 +119,7 @@ class Retriever(SearchChannels, HitSelection):
         self.relevance_problem = ""  # why it is off, when it is (shown in the status)
         self.answered = None  # the verses chosen for questions answered before (retrieval/relevance/answered.py)
         self.stories = None  # named passages by meaning (retrieval/knowledge/stories.py), with the verse vectors
+        self.remembered = None  # verses as people type them from memory (retrieval/knowledge/remembered.py)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -268,7 +269,7 @@ class Retriever(SearchChannels, HitSelection):
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
-        verbatim = self.lexical_verbatim(plan, own_scores, dense, mask)
+        verbatim = self.lexical_verbatim(plan, own_scores, dense, mask) or self._remembered(plan, intent, vector, mask)
         told = self._told(plan, intent, story, bool(verbatim))
         if told is not None:  # a story asked for: not a life to care for, a teaching to explain, a verse quoted
             recognised, situations, teaching = [], [], False
@@ -335,6 +336,14 @@ class Retriever(SearchChannels, HitSelection):
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
                       care=care, intent=intent, lexical_scores=own_scores, told=told)
+
+    def _remembered(self, plan: QueryPlan, intent: Intent | None, vector, mask) -> list[int]:
+        """A well-known verse typed from memory in one's own words, as if quoted word for word; never inside a
+        life surely told (its care comes first)."""
+        if self.remembered is None or plan.scope is not None or intent is not None and \
+                intent.name == SITUATION and intent.confidence >= INTENT_SURE:
+            return []
+        return self.remembered.verses(plan.text, vector, mask)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
                   story_nearness: float = 0.0) -> bool:

@@ -136,6 +136,8 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
             retriever.answered = _answered(config, retriever)
     with stage("passagens pelo sentido"):
         retriever.stories = _stories(config, retriever)
+    with stage("versículos lembrados"):
+        retriever.remembered = _remembered(config, retriever)
     return retriever
 
 
@@ -173,6 +175,19 @@ def _stories(config: IndexConfig, retriever):
     return StoryMeanings.cached(retriever.knowledge.passages, retriever.bible, verses, retriever.embedder.embed,
                                 retriever.embedder.identity.slug, _understanding(config), read_frames(), exemplars,
                                 other_kinds())
+
+
+def _remembered(config: IndexConfig, retriever):
+    """Well-known verses as people type them from memory (retrieval/data/verses_remembered.jsonl)."""
+    from retrieval.knowledge.remembered import RememberedVerses, load_sayings
+    from retrieval.knowledge.stories import load_exemplars, other_kinds
+
+    try:
+        sayings, retold = load_sayings(), [text for _, text in load_exemplars()]
+    except (OSError, ValueError) as error:
+        raise IndexNotReady(f"versículos lembrados inválidos: {error}") from error
+    return RememberedVerses.cached(retriever.bible, sayings, other_kinds(), retold, retriever.embedder.embed,
+                                   retriever.embedder.identity.slug, _understanding(config))
 
 
 def _answered(config: IndexConfig, retriever):
