@@ -98,6 +98,27 @@ def test_a_plain_word_that_is_also_a_name_gives_way_to_the_name_said(people, que
     assert {"boa", "ela"} <= people.ordinary and "moises" not in people.ordinary
 
 
+@pytest.mark.parametrize("question", [
+    "quem foi a nora estrangeira que nao quis largar a sogra",  # a verb, not Kish: the question says much else
+    "quem foi a moça judia que virou rainha e falou com o rei",  # an adjective, not Jehudijah (named once)
+    "quem foi a senhora que riu quando soube que ia ter filho ja velha",  # not Meshullam by the "Old Gate"
+    "o governador que lavou as mãos na condenação de cristo, quem era?",  # "Cristo" is no Crispo typed off
+])
+def test_a_description_in_plain_words_names_no_one(people, question):
+    assert people.find(_said(question)) is None
+
+
+@pytest.mark.parametrize(("question", "person"), [("quem foi Crispo?", "crispus_961"), ("quem foi Ela?", "elah_1045")])
+def test_a_rare_name_or_a_plain_word_said_as_the_question_is_still_the_person(people, question, person):
+    assert people.find(_said(question)).id == person
+
+
+def test_a_plain_word_written_as_a_name_in_a_longer_question_is_the_person(people):
+    question = "Por que Tomé ficou conhecido como o discípulo que duvidou?"
+    assert people.find(_said(question), question).id.startswith("thomas_")  # capitalised inside the sentence
+    assert people.find(_said(question)) is None  # without the capitals, "tome" is a verb among many words
+
+
 def test_the_kinship_words_a_question_may_say_are_read_from_the_data_file():
     words = asked_kinship()
     assert words["neto"] == ((("children",), ("children",)), "Male")

@@ -21,6 +21,8 @@ _IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{2,}\b")  # a lower-case wor
 _ANY_LOWER = re.compile(r"\b[a-zà-ÿ]{2,}\b")
 PLAIN_VERSES = 3  # a lower-case word the Bible writes in this many verses is a word, never a name typed off
 ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
+PLAIN_NAME_WORDS = 2  # a plain word is a name only in a question saying little else ("quem foi Ela?")
+RARE_PERSON = 2  # verses naming someone so rarely asked about that a plain word with their name is a word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
@@ -78,6 +80,7 @@ class PeopleIndex:
         self.spelled: dict[str, str] = {}  # folded proper name -> as the corpus writes it
         self.ordinary: frozenset[str] = frozenset()  # names that are plain words more often ("ela", "boa")
         self.plain: frozenset[str] = frozenset()  # words the Bible writes in lower case, never a name mistyped
+        self.titled: frozenset[str] = frozenset()  # words it writes capitalised that name no one ("Cristo")
         self._chapter = chapter_of or []
         self.events = events
         self.by_name: dict[str, list[Person]] = {}
@@ -170,9 +173,13 @@ class PeopleIndex:
         index.spelled = spelled
         # a name the corpus writes more often as a plain word ("Ela", "Boã", "Tomé"/"tome") is only asked for when
         # the question names nobody else ("Boa noite… quem foi Moisés?")
+        # ... and so is the name of someone the Bible names once or twice that it writes more often as a word
+        # ("judia", "velha": "a moça judia que virou rainha" asks for Ester, not for Jeudias)
         index.ordinary = frozenset(n for n, found in index.by_name.items()
-                                   if written[n] >= ORDINARY_VERSES and written[n] > len(found[0].positions))
+                                   if written[n] > len(found[0].positions) and (
+                                       written[n] >= ORDINARY_VERSES or len(found[0].positions) <= RARE_PERSON))
         index.plain = frozenset(w for w, n in written.items() if n >= PLAIN_VERSES and w not in index.by_name)
+        index.titled = frozenset(w for w, n in df.items() if n >= PLAIN_VERSES and w not in index.by_name)
         return index
 
     def meant(self, word: str, by_ear_only: bool = False) -> str:
@@ -180,12 +187,15 @@ class PeopleIndex:
         stays itself ("aquela" is no Áquila)."""
         if word in self.plain:
             return word
-        return self.spelling.by_ear(word) if by_ear_only else self.spelling.nearest(word)
+        found = self.spelling.by_ear(word) if by_ear_only else self.spelling.nearest(word)
+        if word in self.titled and found in self.by_name and len(self.by_name[found][0].positions) <= RARE_PERSON:
+            return word  # a word the Bible writes capitalised ("Cristo") is no rare name typed off (Crispo)
+        return found
 
-    def find(self, folded_words: list[str]) -> Person | None:
+    def find(self, folded_words: list[str], written: str = "") -> Person | None:
         """The person the question names: a qualifier said beside the name chooses among homonyms,
-        else the one the Bible speaks of most."""
-        candidates = self._candidates(folded_words)
+        else the one the Bible speaks of most (``written``: the message as typed, its capitals)."""
+        candidates = self._candidates(folded_words, written)
         qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
         return qualified[0] if qualified else candidates[0] if candidates else None
 
@@ -226,10 +236,10 @@ class PeopleIndex:
         return [p for column, name, count in person.relatives if column in columns
                 for p in self.by_name.get(name, ()) if len(p.positions) == count and (not gender or p.gender == gender)]
 
-    def homonyms(self, folded_words: list[str]) -> list[tuple[Person, str]]:
+    def homonyms(self, folded_words: list[str], written: str = "") -> list[tuple[Person, str]]:
         """The well-known people the name said may mean, each with what tells them apart, when nothing said
         chooses among them (the one to answer first); empty when one person is meant."""
-        candidates = self._candidates(folded_words)
+        candidates = self._candidates(folded_words, written)
         if any(p.qualifiers & set(folded_words) for p in candidates):
             return []
         chosen = prominent(candidates)
@@ -238,7 +248,7 @@ class PeopleIndex:
             described.setdefault(describe(person, chosen, self.spelled, self._where(person), self.by_name), person)
         return [(p, d) for d, p in described.items()] if len(described) > 1 else []
 
-    def _candidates(self, folded_words: list[str]) -> list[Person]:
+    def _candidates(self, folded_words: list[str], written: str = "") -> list[Person]:
         """Everyone called by the first name the question says, best known first: a name said as it is, then a
         name typed one letter off ("jezebel"), then a plain word that is also a name ("ela", "boa"), then a
         plain word one letter off a name ("escola")."""
@@ -250,6 +260,13 @@ class PeopleIndex:
         typed = next((n for n in spelled if n in self.by_name and n not in self.ordinary), None)
         if typed is not None:  # "pq chamam de jezebel? quem foi ela": Jezabel, not King Elah
             return self.by_name[typed]
+        from retrieval.index.lexical import STOPWORDS
+
+        plain = [w for w in folded_words if w not in STOPWORDS]
+        capitalised = {fold(m.group(0)) for m in _CAPITALISED.finditer(written)
+                       if m.start() > 0 and written[:m.start()].rstrip()[-1:] not in ".!?"}
+        if len(plain) > PLAIN_NAME_WORDS and not capitalised.intersection(said):
+            return []  # "a nora que não quis largar a sogra": a verb, not Kish; "por que Tomé duvidou?": Tomé
         if said:
             return self.by_name[said[0]]
         return next((self.by_name[n] for n in spelled if n in self.by_name), [])

@@ -56,7 +56,7 @@ def as_json(index: PeopleIndex) -> dict:
                         [list(r) for r in p.relatives], p.also] for p in index.people],
             "events": [[e.title, e.positions] for e in index.events],
             "names": index.names, "spelled": index.spelled, "ordinary": sorted(index.ordinary),
-            "plain": sorted(index.plain)}
+            "plain": sorted(index.plain), "titled": sorted(index.titled)}
 
 
 def from_json(data: dict, bible) -> PeopleIndex:
@@ -70,4 +70,5 @@ def from_json(data: dict, bible) -> PeopleIndex:
     index.spelled = dict(data["spelled"])
     index.ordinary = frozenset(data["ordinary"])
     index.plain = frozenset(data["plain"])
+    index.titled = frozenset(data["titled"])
     return index

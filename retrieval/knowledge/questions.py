@@ -74,7 +74,7 @@ class Knowledge:
         content = [w for w in words if w not in STOPWORDS]
         described = self._described(plan, said, intent)  # "quem matou Golias?": never Golias (described_person)
         # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
-        asked_for = self.people.find(words) if self.people is not None and (
+        asked_for = self.people.find(words, plan.text) if self.people is not None and (
             _WHO.search(said) or len(content) == 1 and self.people.names_someone(content[0])) else None
         named = self._named(plan, intent, words, retriever)
         if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)):
@@ -94,8 +94,8 @@ class Knowledge:
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
         if self.people is not None and asks_about and not described and (_WHO.search(said) or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
-            homonyms = self.people.homonyms(words)  # "quem foi Tiago?": the best known, and which one is asked
-            person = homonyms[0][0] if homonyms else self.people.find(words)
+            homonyms = self.people.homonyms(words, plan.text)  # "quem foi Tiago?": the best known, and which
+            person = homonyms[0][0] if homonyms else self.people.find(words, plan.text)  # one is asked
             if person is not None:
                 person = self.people.relative(person, words) or person  # "o pai de João Batista"
                 return self._person(retriever, plan, person, understood, k, homonyms)
