@@ -13,6 +13,7 @@ from pathlib import Path
 
 from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
+from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
 from retrieval.knowledge.spelling import NameSpelling
 
@@ -260,8 +261,6 @@ class PeopleIndex:
         typed = next((n for n in spelled if n in self.by_name and n not in self.ordinary), None)
         if typed is not None:  # "pq chamam de jezebel? quem foi ela": Jezabel, not King Elah
             return self.by_name[typed]
-        from retrieval.index.lexical import STOPWORDS
-
         plain = [w for w in folded_words if w not in STOPWORDS]
         capitalised = {fold(m.group(0)) for m in _CAPITALISED.finditer(written)
                        if m.start() > 0 and written[:m.start()].rstrip()[-1:] not in ".!?"}
