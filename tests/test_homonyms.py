@@ -147,3 +147,17 @@ def test_a_kinship_word_with_an_unknown_column_stops_the_start_naming_the_file(t
 def test_a_name_of_two_letters_is_a_name_only_for_someone_well_known_and_never_a_plain_word(people, question, person):
     found = people.find(_said(question))
     assert (found.id if found else None) == person
+
+
+@pytest.mark.parametrize("question", ["quem foi jacó?", "quem foi Israel, pai das doze tribos?", "jacó"])
+def test_the_patriarch_titled_by_his_best_known_name_is_found_by_both_names(people, question):
+    assert people.find(_said(question)).id == "israel_682"  # Theographic's "Jacob (Israel)", not Matthew 1's Jacob
+
+
+@pytest.mark.parametrize(("word", "named"), [
+    ("zaqueu", True), ("nicodemos", True), ("lidia", True), ("estevao", True),  # as the Bible writes them
+    ("noe", True),  # by ear, someone the Bible speaks of often
+    ("ola", False), ("amem", False), ("abraco", False), ("tome", False),  # words, not names
+])
+def test_a_name_typed_alone_as_the_bible_writes_it_names_the_person(people, word, named):
+    assert people.names_someone(word) is named

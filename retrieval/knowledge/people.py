@@ -27,6 +27,7 @@ RARE_PERSON = 2  # verses naming someone so rarely asked about that a plain word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
+BARE_NAME_VERSES = 2  # verses naming someone whose name, typed alone as the Bible writes it, asks for them ("zaqueu")
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
@@ -51,6 +52,7 @@ class Person:
     # (FAMILY column, folded name, their verses): ("father", "zebedeu", 11); none whose name may be another's
     relatives: tuple[tuple[str, str, int], ...] = ()
     also: tuple[str, ...] = ()  # the other words aligned to the person's verses ("madalena"), best first
+    called: tuple[str, ...] = ()  # other names the person is asked by: "israel" for Jacob, titled "Jacob (Israel)"
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ class PeopleIndex:
         self.events = events
         self.by_name: dict[str, list[Person]] = {}
         for person in sorted(people, key=lambda p: -len(p.positions)):
-            self.by_name.setdefault(person.name, []).append(person)
+            for name in (person.name, *person.called):
+                self.by_name.setdefault(name, []).append(person)
         self.spelling = NameSpelling(self.by_name)
 
     @classmethod
@@ -120,7 +123,7 @@ class PeopleIndex:
         aligned = []
         for row in people_rows:
             positions = _positions(bible, row.get("verses", ""))
-            names = _aligned(row["name"], positions, capitalised, df, len(bible.verses)) if positions else []
+            names = _aligned(_known_as(row), positions, capitalised, df, len(bible.verses)) if positions else []
             # "Erã" folds to "era": a word; a name of two letters is one only for someone the Bible speaks of
             # often and never a plain word too ("Jó", not "Só" nor Ur beside "Ur dos caldeus")
             names = [n for n in names if lower[n] < df[n] and n in proper
@@ -157,7 +160,9 @@ class PeopleIndex:
             people.append(Person(row["personLookup"], row["name"], names[0], spelled[names[0]],
                                  frozenset(names[1:]) | {r[1] for r in relatives}, positions,
                                  tuple((e.title, e.positions) for e in own if e.positions), row.get("gender") or "",
-                                 tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:])))
+                                 tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:]),
+                                 tuple(n for n in names[1:] if _known_as(row) != row["name"] and
+                                       _likeness(row["name"], n) >= OWN_SPELLING)))
         places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
         # a word written in lower case inside sentences as often as capitalised is no place ("o Nome", "o Reino")
         written_low = Counter(fold(w) for v in bible.verses for w in set(_IN_SENTENCE.findall(v.text)))
@@ -201,11 +206,12 @@ class PeopleIndex:
         return qualified[0] if qualified else candidates[0] if candidates else None
 
     def names_someone(self, word: str) -> bool:
-        """Whether the word, said alone, names someone the Bible speaks of often ("noé"), and is no plain word
-        (nor a word one letter off a name: "abraço")."""
-        name = word if word in self.by_name else self.meant(word, by_ear_only=True)
-        return name in self.by_name and name not in self.ordinary and \
-            len(self.by_name[name][0].positions) >= SHORT_NAME_VERSES
+        """Whether the word, said alone, names someone: as the Bible writes the name ("zaqueu"), or by ear the
+        name of someone it speaks of often ("noé"); never a plain word (nor one letter off a name: "abraço")."""
+        exact = word in self.by_name
+        name = word if exact else self.meant(word, by_ear_only=True)
+        needed = BARE_NAME_VERSES if exact and len(word) > 2 else SHORT_NAME_VERSES
+        return name in self.by_name and name not in self.ordinary and len(self.by_name[name][0].positions) >= needed
 
     def names_anyone(self, folded_words: list[str]) -> bool:
         """Whether the words name someone: as written, typed one letter off or by ear; never a plain word."""
@@ -320,6 +326,12 @@ def _same_english_same_name(aligned, primary: dict[str, str], capitalised) -> No
         if sum(shared in capitalised[p] for p in positions) >= MIN_COVERAGE * len(positions):
             names[:] = [shared, *(n for n in names if n != shared)]
             primary[row["personLookup"]] = shared
+
+
+def _known_as(row: dict) -> str:
+    """The English name a person is best known by: "Jacob" for the row named "Israel", titled "Jacob (Israel)"."""
+    title, name = (row.get("displayTitle") or "").strip(), row["name"]
+    return title[:-len(name) - 3].strip() if title.endswith(f" ({name})") and len(title) > len(name) + 3 else name
 
 
 def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:

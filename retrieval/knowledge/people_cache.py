@@ -53,7 +53,7 @@ def cached(directory: Path, bible, corpus_sha: str, cache_dir: Path | None) -> P
 def as_json(index: PeopleIndex) -> dict:
     return {"people": [[p.id, p.english, p.name, p.display, sorted(p.qualifiers), p.positions,
                         [[title, positions] for title, positions in p.events], p.gender,
-                        [list(r) for r in p.relatives], p.also] for p in index.people],
+                        [list(r) for r in p.relatives], p.also, p.called] for p in index.people],
             "events": [[e.title, e.positions] for e in index.events],
             "names": index.names, "spelled": index.spelled, "ordinary": sorted(index.ordinary),
             "plain": sorted(index.plain), "titled": sorted(index.titled)}
@@ -62,8 +62,10 @@ def as_json(index: PeopleIndex) -> dict:
 def from_json(data: dict, bible) -> PeopleIndex:
     found = [Person(pid, english, name, display, frozenset(qualifiers), tuple(positions),
                     tuple((title, tuple(ps)) for title, ps in events), gender,
-                    tuple((column, relative, int(verses)) for column, relative, verses in relatives), tuple(also))
-             for pid, english, name, display, qualifiers, positions, events, gender, relatives, also in data["people"]]
+                    tuple((column, relative, int(verses)) for column, relative, verses in relatives), tuple(also),
+                    tuple(called))
+             for pid, english, name, display, qualifiers, positions, events, gender, relatives, also, called
+             in data["people"]]
     index = PeopleIndex(found, [Event(title, tuple(ps)) for title, ps in data["events"]],
                         [(v.book, v.chapter) for v in bible.verses],
                         {word: tuple(ps) for word, ps in data["names"].items()})
