@@ -343,7 +343,7 @@ class Retriever(SearchChannels, HitSelection):
         if self.remembered is None or plan.scope is not None or intent is not None and \
                 intent.name == SITUATION and intent.confidence >= INTENT_SURE:
             return []
-        return self.remembered.verses(plan.text, vector, mask)
+        return self.remembered.verses(plan.text, vector, mask, quoting=intent is not None and intent.name == QUOTATION)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
                   story_nearness: float = 0.0) -> bool:

@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 
 SAYINGS_FILE = Path(__file__).resolve().parent.parent / "data" / "verses_remembered.jsonl"
 VERSION = 1  # part of the cache key: bump when the way sayings are read changes
+NEAR_FLOOR = 0.55  # a message read as a quotation this near a saying (n-grams beside meaning) remembers its verse,
+NEAR_MARGIN = 0.20  # when this much nearer it than any message of another kind (lives, chat, teaching, stories)
+NEAR_AGREEING = 2  # and this many of its three nearest sayings are of that verse
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -44,9 +47,12 @@ class RememberedVerses:
     positions: tuple[tuple[int, ...], ...]
     retellings: Retellings
 
-    def verses(self, text: str, vector: np.ndarray, mask: np.ndarray | None = None) -> list[int]:
-        """The positions of the verse the message remembers (with the next ones its saying spans), or []."""
-        found = self.retellings.telling(text, vector, floor=math.inf)
+    def verses(self, text: str, vector: np.ndarray, mask: np.ndarray | None = None, quoting: bool = False) -> list[int]:
+        """The positions of the verse the message remembers (with the next ones its saying spans), or []. A
+        message read as a quotation (``quoting``) may also name it by nearness: far nearer its sayings than any
+        message of another kind, two of the three nearest agreeing."""
+        floor, margin = (NEAR_FLOOR, NEAR_MARGIN) if quoting else (math.inf, 0.0)
+        found = self.retellings.telling(text, vector, floor=floor, margin=margin, agreeing=NEAR_AGREEING)
         if found is None:
             return []
         return [p for p in self.positions[found[0]] if mask is None or mask[p]]

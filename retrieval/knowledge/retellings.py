@@ -92,10 +92,11 @@ class Retellings:
         found = self.telling(text, vector, floor, margin)
         return found[0] if found is not None else None
 
-    def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR,
-                margin: float = TOLD_MARGIN) -> tuple[int, float, float] | None:
+    def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN,
+                agreeing: int = 1) -> tuple[int, float, float] | None:
         """(the passage row the message retells, how much nearer its retelling is than any message of another
-        kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead, or, when
+        kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead (and with
+        ``agreeing`` of the three nearest retellings on its passage), or, when
         the gate reads the message as a story retold, a fainter one that the nearest retellings agree on."""
         story, other = self.rows >= 0, self.rows == RIVAL
         if not story.any():
@@ -106,10 +107,10 @@ class Retellings:
         nearest = stories[top[np.argsort(-cosine[stories][top], kind="stable")]]
         best = int(nearest[0])
         ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
-        if cosine[best] >= floor and ahead >= margin:
+        agree = int(np.sum(self.rows[nearest] == self.rows[best]))
+        if cosine[best] >= floor and ahead >= margin and agree >= agreeing:
             return int(self.rows[best]), ahead, like
-        agreeing = int(np.sum(self.rows[nearest] == self.rows[best]))
-        if like >= LIKE_A_RETELLING and cosine[best] >= LIKE_FLOOR and ahead >= 0 and agreeing >= LIKE_AGREEING:
+        if like >= LIKE_A_RETELLING and cosine[best] >= LIKE_FLOOR and ahead >= 0 and agree >= LIKE_AGREEING:
             return int(self.rows[best]), ahead, like
         return None
 
