@@ -197,6 +197,10 @@ class Retriever(SearchChannels, HitSelection):
             return plan, intent
         return plan_query(rest, self.thesaurus, plan.scope), asked
 
+    def search_positions(self, plan: QueryPlan, k: int) -> list[int]:
+        """The positions of the verses the hybrid search leads its hits with, best first (read as a question)."""
+        return [self.bible.position(*hit.verse.key) for hit in self._hybrid(plan, k).hits]
+
     def embed_query(self, text: str) -> np.ndarray:
         vector = self.embedding_cache.get(text)
         if vector is None:

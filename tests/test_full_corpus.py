@@ -327,7 +327,12 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("aquela do bom samaritano", "passagem", "LUK.10.25"),  # read as a quotation, but no verse is quoted
     # a formula many verses hold quotes none of them (was Deuteronomy 31:6, 7:19, 20:1, all "que o Senhor teu Deus")
     ("onde ta escrito seja forte e corajoso nao temas pq o senhor teu deus estara contigo", None, "JOS.1.9"),
-    ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8")])  # thanks, then a request (was small talk)
+    ("valeu, e qual salmo eu leio pra dormir em paz?", "", "PSA.4.8"),  # thanks, then a request (was small talk)
+    # what someone named did, right after who they were (were Saul's introduction and death)
+    ("o que o rei saul fez de tao errado pra deus rejeitar ele como rei?", "pessoa", "1SA.15.23"),
+    # Jacob is the patriarch (was Matthew 1's Jacob); a name alone as the Bible writes it (was small talk)
+    ("quem foi jacó?", "pessoa", "GEN.25.26"), ("zaqueu", "pessoa", "LUK.19.2"),
+    ("deus amou tanto o mundo q mandou o filho unico pra quem acreditar nele nao morrer", None, "JHN.3.16")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

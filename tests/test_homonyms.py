@@ -161,3 +161,8 @@ def test_the_patriarch_titled_by_his_best_known_name_is_found_by_both_names(peop
 ])
 def test_a_name_typed_alone_as_the_bible_writes_it_names_the_person(people, word, named):
     assert people.names_someone(word) is named
+
+
+def test_a_qualifier_said_beside_the_name_chooses_over_one_said_further_on(people):
+    question = "quem foi Maria Madalena na vida de Jesus?"  # Jesus is the son of another Maria
+    assert people.find(_said(question), question).id == "mary_1943"

@@ -35,6 +35,8 @@ class DescribedSettings:
     ahead: float  # times the votes of the next person, at least
     female: frozenset[str]  # words that say the one asked about is a woman ("mulher", "rainha", "aquela")
     male: frozenset[str]
+    deed_words: int = 2  # words beyond the name and the frame that ask for a deed of someone named
+    frame: frozenset[str] = frozenset()  # words that only frame a question about someone ("quem", "foi")
 
 
 def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
@@ -43,7 +45,8 @@ def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         return DescribedSettings(float(data["parcela"]), int(data["versiculos"]),
                                  float(data["a_frente"]),
-                                 frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]))
+                                 frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]),
+                                 int(data["palavras_do_feito"]), frozenset(data["moldura"]))
     except (OSError, KeyError, ValueError, TypeError) as error:
         raise ValueError(f"{path}: {error}") from error
 

@@ -203,7 +203,10 @@ class PeopleIndex:
         else the one the Bible speaks of most (``written``: the message as typed, its capitals)."""
         candidates = self._candidates(folded_words, written)
         qualified = [p for p in candidates if p.qualifiers & set(folded_words)]
-        return qualified[0] if qualified else candidates[0] if candidates else None
+        if not qualified:
+            return candidates[0] if candidates else None
+        beside = {b for a, b in zip(folded_words, folded_words[1:]) if a in self.by_name}  # "Maria Madalena"
+        return max(qualified, key=lambda p: bool(p.qualifiers & beside))  # the first of the best known on a tie
 
     def names_someone(self, word: str) -> bool:
         """Whether the word, said alone, names someone: as the Bible writes the name ("zaqueu"), or by ear the

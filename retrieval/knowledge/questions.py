@@ -28,6 +28,8 @@ SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells somethin
 NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
 TEACHING_NAME_SHARE = 0.6
 DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the person was
+DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
+DEED_VERSES = 2  # of them, shown right after where the person is introduced
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
 CONTAINERS = frozenset("salmo salmos parabola oracao historia passagem capitulo sermao texto trecho".split())
@@ -98,7 +100,8 @@ class Knowledge:
             person = homonyms[0][0] if homonyms else self.people.find(words, plan.text)  # one is asked
             if person is not None:
                 person = self.people.relative(person, words) or person  # "o pai de João Batista"
-                return self._person(retriever, plan, person, understood, k, homonyms)
+                return self._person(retriever, plan, person, understood, k, homonyms,
+                                    asked=self._deed_asked(retriever, plan, person, content))
         # "Quem" opens sentences, "as Escrituras" are capitalised: never a place
         named_words = [w for w in words if w not in STOPWORDS and w not in FAITH_WORDS]
         place = self.people.named_in(named_words) if self.people is not None and asks_about and plan.scope is None \
@@ -144,10 +147,23 @@ class Knowledge:
         told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
         return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
 
-    def _person(self, retriever, plan, person, understood, k: int, homonyms=(), lead=()) -> SearchResult:
-        """The person's key passages, best known first (after ``lead``, the verses that answered a description)."""
+    def _deed_asked(self, retriever, plan, person, content: list[str]) -> list[int]:
+        """The person's verses (those naming them and their events') that the search finds for what the question
+        asks of them beyond who they were ("o que Saul fez de tão errado…": 1 Sm 15:23); none for "quem foi Saul?"."""
+        names = {person.name, *person.qualifiers, *person.also, *person.called}
+        asked = [w for w in content if w not in names and w not in self._describing.frame and len(w) > 2]
+        if len(asked) < self._describing.deed_words:
+            return []
+        theirs = set(person.positions) | {p for _, positions in person.events for p in positions}
+        found = retriever.search_positions(plan, DEED_POOL)
+        return [p for p in found if p in theirs][:DEED_VERSES]
+
+    def _person(self, retriever, plan, person, understood, k: int, homonyms=(), lead=(), asked=()) -> SearchResult:
+        """The person's key passages, best known first (after ``lead``, the verses that answered a description;
+        ``asked``, the verses of a deed asked about, right after where the person is introduced)."""
         votes = retriever.topics.best_known if retriever.topics is not None else None
-        chosen = list(dict.fromkeys([*lead, *self.people.key_passages(person, votes)]))
+        key = self.people.key_passages(person, votes)
+        chosen = list(dict.fromkeys([*lead, *key[:1], *asked, *key[1:]] if asked else [*lead, *key]))
         fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
         hits, _ = retriever._select(fused, {"pessoa": {p: i + 1 for i, p in enumerate(chosen)}}, {}, k)
         return SearchResult(plan.original, OK, hits, plan.scope, mode="pessoa", intent=understood,
