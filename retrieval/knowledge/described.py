@@ -7,6 +7,7 @@ import re
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from retrieval.knowledge.passages import words_of
@@ -24,6 +25,10 @@ _WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|di
 _WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
                               r"(?! (?:disse|falou|escreveu|perguntou|respondeu)\b)")
 _CALLED = re.compile(r"\bcomo se chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+# which one of a kind of person did something ("qual rei pediu sabedoria", "qual profeta foi engolido…"): the
+# kind is one of the gendered words of described.toml, the next word no "é"/"era" (which asks what, not who)
+_WHICH_ONE = re.compile(r"^(?:\w+ ){0,3}?qual (?:foi |era )?(?:o |a )?(?P<kind>\w+) (?:q |que )?"
+                        r"(?!(?:e|era|eh|o|a|de|da|do)\b)\w+")
 _SENTENCES = re.compile(r"[.?!;:]+")
 _WORD = re.compile(r"\w+")
 
@@ -64,7 +69,17 @@ def asks_for_someone_described(text: str) -> list[str] | None:
             return before + one.group().split()[2:-1]
         if _WHO_DID.search(said) or _CALLED.search(said):
             return before
+        which = _WHICH_ONE.search(said)
+        if which is not None and which.group("kind") in _person_kinds():
+            return [which.group("kind")]
     return None
+
+
+@cache
+def _person_kinds() -> frozenset[str]:
+    """The words that name a kind of person ("rei", "profeta", "mulher"): described.toml's gendered words."""
+    settings = described_settings()
+    return settings.female | settings.male
 
 
 def gender_asked(said: str, settings: DescribedSettings) -> str:

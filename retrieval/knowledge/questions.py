@@ -124,8 +124,8 @@ class Knowledge:
     def _described(self, plan, said: str, intent: Intent | None) -> bool:
         """Whether someone is asked for by a description, the names said being others ("quem matou Golias?";
         "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative)."""
-        if self._mentions is None or intent is None or intent.name != KNOWLEDGE:
-            return False
+        if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION, TEACHING):
+            return False  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
         asked = asks_for_someone_described(plan.text)
         if asked is None or self.people.names_anyone(asked):
             return False
