@@ -27,11 +27,12 @@ def test_a_question_for_someone_described_is_told_from_one_about_someone_named()
     assert asks_for_someone_described("quem disse 'eis-me aqui, envia-me'?") is None  # the verse answers
     assert asks_for_someone_described("jesus compara quem escuta e faz com a casa na rocha") is None  # whoever
     # which one of a kind of person (described.toml's words) did it; "qual é…" and "qual livro…" ask no one
-    assert asks_for_someone_described("qual rei pediu sabedoria em vez de riqueza") == ["rei"]
-    assert asks_for_someone_described("pastor qual a mulher que tocou na roupa de jesus") == ["mulher"]
-    assert asks_for_someone_described("qual é o salmo do pastor") is None
-    assert asks_for_someone_described("qual livro fala de amor") is None
-    assert asks_for_someone_described("qual era o rei de israel quando jesus nasceu") is None  # "o rei de": which
+    assert asks_for_someone_described("qual rei pediu sabedoria em vez de riqueza", SETTINGS.kinds) == ["rei"]
+    assert asks_for_someone_described("pastor qual a mulher que tocou na roupa de jesus", SETTINGS.kinds) == ["mulher"]
+    assert asks_for_someone_described("qual é o salmo do pastor", SETTINGS.kinds) is None
+    assert asks_for_someone_described("qual livro fala de amor", SETTINGS.kinds) is None
+    # "o rei de…" asks which king, not who did something
+    assert asks_for_someone_described("qual era o rei de israel quando jesus nasceu", SETTINGS.kinds) is None
 
 
 def test_the_gender_asked_is_the_first_word_that_tells_it_after_who():

@@ -7,7 +7,6 @@ import re
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from retrieval.knowledge.passages import words_of
@@ -43,6 +42,11 @@ class DescribedSettings:
     deed_words: int = 2  # words beyond the name and the frame that ask for a deed of someone named
     frame: frozenset[str] = frozenset()  # words that only frame a question about someone ("quem", "foi")
 
+    @property
+    def kinds(self) -> frozenset[str]:
+        """The words that name a kind of person ("rei", "profeta", "mulher"): the gendered ones."""
+        return self.female | self.male
+
 
 def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
     """The file's thresholds and gendered words; a broken file is an error that names it."""
@@ -56,10 +60,11 @@ def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
         raise ValueError(f"{path}: {error}") from error
 
 
-def asks_for_someone_described(text: str) -> list[str] | None:
+def asks_for_someone_described(text: str, kinds: frozenset[str] = frozenset()) -> list[str] | None:
     """The words that say who is asked for, when the message (chat spelling normalised) asks who did or was
     something in one of its sentences ("quem foi aquele que…": ["aquele"]; "quem negou…": [], with the words
-    before "quem": "Judas, quem era aquele que…" names Judas first); None when it does not ask."""
+    before "quem": "Judas, quem era aquele que…" names Judas first; ``kinds`` of person asked which one of: "qual
+    rei pediu…": ["rei"]); None when it does not ask."""
     for sentence in _SENTENCES.split(text):
         said = words_of(sentence)
         words = said.split()
@@ -70,16 +75,9 @@ def asks_for_someone_described(text: str) -> list[str] | None:
         if _WHO_DID.search(said) or _CALLED.search(said):
             return before
         which = _WHICH_ONE.search(said)
-        if which is not None and which.group("kind") in _person_kinds():
+        if which is not None and which.group("kind") in kinds:
             return [which.group("kind")]
     return None
-
-
-@cache
-def _person_kinds() -> frozenset[str]:
-    """The words that name a kind of person ("rei", "profeta", "mulher"): described.toml's gendered words."""
-    settings = described_settings()
-    return settings.female | settings.male
 
 
 def gender_asked(said: str, settings: DescribedSettings) -> str:

@@ -161,8 +161,7 @@ class PeopleIndex:
                                  frozenset(names[1:]) | {r[1] for r in relatives}, positions,
                                  tuple((e.title, e.positions) for e in own if e.positions), row.get("gender") or "",
                                  tuple(r[:3] for r in relatives if r[3] not in doubtful), tuple(names[1:]),
-                                 tuple(n for n in names[1:] if _known_as(row) != row["name"] and
-                                       _likeness(row["name"], n) >= OWN_SPELLING)))
+                                 _also_called(row, names[1:])))
         places = {}  # every proper name the corpus writes, with the verses that write it ("betel", "getsemani")
         # a word written in lower case inside sentences as often as capitalised is no place ("o Nome", "o Reino")
         written_low = Counter(fold(w) for v in bible.verses for w in set(_IN_SENTENCE.findall(v.text)))
@@ -335,6 +334,14 @@ def _known_as(row: dict) -> str:
     """The English name a person is best known by: "Jacob" for the row named "Israel", titled "Jacob (Israel)"."""
     title, name = (row.get("displayTitle") or "").strip(), row["name"]
     return title[:-len(name) - 3].strip() if title.endswith(f" ({name})") and len(title) > len(name) + 3 else name
+
+
+def _also_called(row: dict, others: list[str]) -> tuple[str, ...]:
+    """The other aligned names that spell the row's own name, when the person is best known by another ("israel",
+    for the patriarch titled "Jacob (Israel)")."""
+    if _known_as(row) == row["name"]:
+        return ()
+    return tuple(n for n in others if _likeness(row["name"], n) >= OWN_SPELLING)
 
 
 def _aligned(english: str, positions, capitalised, df: Counter, total: int) -> list[str]:

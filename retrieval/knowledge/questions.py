@@ -126,7 +126,7 @@ class Knowledge:
         "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative)."""
         if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION, TEACHING):
             return False  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
-        asked = asks_for_someone_described(plan.text)
+        asked = asks_for_someone_described(plan.text, self._describing.kinds)
         if asked is None or self.people.names_anyone(asked):
             return False
         words, kin = said.split(), asked_kinship()
