@@ -2,7 +2,7 @@
 people, no data files)."""
 
 from retrieval.knowledge.people import PeopleIndex, Person
-from retrieval.knowledge.spelling import sound_key
+from retrieval.knowledge.spelling import NameSpelling, sound_key, spoken_words
 
 
 def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
@@ -56,3 +56,16 @@ def test_a_plain_word_one_letter_off_a_name_stays_a_word():
     index.plain = frozenset({"aquela", "mulher"})  # the Bible writes "aquela" in lower case: a word
     assert index.find("quem foi aquela mulher".split()) is None
     assert not index.names_anyone(["aquela"]) and index.find("quem foi aquilla".split()) is aquila
+
+
+def test_a_short_name_spelled_the_way_brazilians_spell_theirs_is_found_by_ear():
+    spelling = NameSpelling(["rute", "ester", "sara", "gera"])
+    assert spelling.by_ear("ruth") == "rute" and spelling.by_ear("esther") == "ester"
+    assert spelling.by_ear("sarah") == "sara"
+    assert spelling.by_ear("guerra") == "guerra"  # a Portuguese spelling: a short name by ear is too easily a word
+
+
+def test_words_people_say_often_are_never_a_name_typed_off():
+    spoken = spoken_words()
+    assert {"escola", "maluco", "acabei", "abraco"} <= spoken  # folded, from the Portuguese frequencies
+    assert "mefibozete" not in spoken and "zakeu" not in spoken

@@ -74,6 +74,13 @@ def test_chat_shorthand(typed, plain):
     ("Deus vê o coração e não só os atos dele", None, None),
     ("no livro de Juízes, quem foi Gideão?", "JDG", None),
     ("o que diz em Atos sobre o Espírito", "ACT", None),
+    # a book named after someone, said with an article or as someone's full name, is the person
+    ("quem pediu a cabeça de João Batista num prato?", None, None),
+    ("quem ficou no lugar do Judas nos doze?", None, None),
+    ("a história do Daniel na cova dos leões", None, None),
+    ("o que diz em Judas sobre os anjos", "JUD", None),
+    ("no livro de Ester", "EST", None),
+    ("no Gênesis, como foi a criação", "GEN", None),
 ])
 def test_scope_from_the_question(question, scope, rest):
     found, remainder = detect_scope(question)

@@ -15,7 +15,7 @@ from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
-from retrieval.knowledge.spelling import NameSpelling
+from retrieval.knowledge.spelling import NameSpelling, spoken_words
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
 _IN_SENTENCE = re.compile(r"(?<=[^\W\d_] )[a-zà-ÿ]{2,}\b")  # a lower-case word right after another word
@@ -183,7 +183,8 @@ class PeopleIndex:
         index.ordinary = frozenset(n for n, found in index.by_name.items()
                                    if written[n] > len(found[0].positions) and (
                                        written[n] >= ORDINARY_VERSES or len(found[0].positions) <= RARE_PERSON))
-        index.plain = frozenset(w for w, n in written.items() if n >= PLAIN_VERSES and w not in index.by_name)
+        index.plain = frozenset(w for w, n in written.items() if n >= PLAIN_VERSES and w not in index.by_name) | \
+            frozenset(w for w in spoken_words() if w not in index.by_name)
         index.titled = frozenset(w for w, n in df.items() if n >= PLAIN_VERSES and w not in index.by_name)
         return index
 

@@ -6,9 +6,10 @@ import hashlib
 import json
 import logging
 import os
+from importlib import metadata
 from pathlib import Path
 
-from retrieval.knowledge import homonyms, people
+from retrieval.knowledge import homonyms, people, spelling
 from retrieval.knowledge.people import Event, PeopleIndex, Person
 
 log = logging.getLogger("pastor.people")
@@ -18,8 +19,9 @@ CACHE_NAME = "people.json"
 
 def key_of(directory: Path, corpus_sha: str) -> str:
     """The corpus, the Theographic files and the code that aligns them: any change makes a new index."""
-    digest = hashlib.sha256(corpus_sha.encode())
-    for path in [*(Path(directory) / name for name in FILES), Path(people.__file__), Path(homonyms.__file__)]:
+    digest = hashlib.sha256(f"{corpus_sha}|{metadata.version('pyspellchecker')}".encode())  # the spoken words
+    for path in [*(Path(directory) / name for name in FILES), Path(people.__file__), Path(homonyms.__file__),
+                 Path(spelling.__file__)]:
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

@@ -99,11 +99,24 @@ for _form, _codes in booknames.NUMBERED_FORMS.items():  # "1 joao", "segunda cor
                 *((w, n) for w, n in booknames.ORDINALS.items() if len(w) > 3 and n <= len(_codes))]
     for _word, _n in _numbers if len(" ".join(_form)) >= 4 else ():
         _FULL_NAMES[f"{_word} {' '.join(_form)}"] = _codes[_n - 1]
+# books named after someone: "do Judas", "da Ester", "a cabeça de João Batista" speak of the person; the
+# book is "em Judas", "de Judas", "no livro de Ester", "o evangelho de João"
+PERSON_BOOKS = frozenset({"JOS", "RUT", "EZR", "NEH", "EST", "JOB", "ISA", "JER", "EZK", "DAN", "HOS", "JOL", "AMO",
+                          "OBA", "JON", "MIC", "NAM", "HAB", "ZEP", "HAG", "ZEC", "MAL", "MAT", "MRK", "LUK", "JHN",
+                          "JAS", "JUD", "TIT", "PHM"})
+
+
+def _names(person: bool | None = None) -> str:
+    """The books' full names as one alternation, longest first (only those named after someone, or only not)."""
+    return "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)
+                    if person is None or (_FULL_NAMES[n] in PERSON_BOOKS and not n[0].isdigit()) == person)
+
+
 _BOOK = re.compile(
-    r"\b(?:(?:no |do |pelo )?livro (?:de |do |dos |das |da )?|(?:no |do )?evangelho (?:de |segundo )(?:sao )?"
-    r"|(?:em|no|na|nos|nas|de|do|da|dos|das) )(?P<name>"
-    + "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True)) + r")\b"
+    r"\b(?:(?:(?:no |do |pelo )?livro (?:de |do |dos |das |da )?|(?:no |do )?evangelho (?:de |segundo )(?:sao )?"
+    r"|(?:em|de) )(?P<name>" + _names() + r")|(?:no|na|nos|nas|do|da|dos|das) (?P<thing>" + _names(False) + r"))\b"
     r"(?! (?:dele|dela|deles|delas|meus|minhas|seus|suas|nossos|nossas)\b)"  # "nos atos dele": deeds, not Acts
+    r"(?! (?:batista|iscariotes?)\b)"  # "de João Batista": the Baptist
 )
 _PLURAL_BOOKS = re.compile(r"\b(?:os|pelos) (?P<name>salmos|proverbios)\b")
 # a psalm or a proverb asked for by what it is about: "salmos pra quando to triste", "quero um salmo de louvor",
@@ -112,7 +125,7 @@ _ASKED_KIND = re.compile(r"\b(?:(?P<name>salmos|proverbios)(?= (?:pra|para|de|so
                          r"|(?:um|uns|algum|alguns|tem|outro|outros) (?P<one>salmos?|proverbios?)\b)")
 _KIND_BOOK = {"salmo": "PSA", "salmos": "PSA", "proverbio": "PRO", "proverbios": "PRO"}
 _SPEAKS = r" (?:diz|dizem|ensina|ensinam|fala|falam|afirma|afirmam|sobre)\b"
-_NAMES_NOT_JO = "|".join(re.escape(n) for n in sorted(_FULL_NAMES, key=len, reverse=True) if n != "jo")
+_NAMES_NOT_JO = "|".join(n for n in _names().split("|") if n != "jo")
 _BOOK_SPEAKS = re.compile(rf"\b(?P<name>{_NAMES_NOT_JO}){_SPEAKS}")  # "o que Tiago diz", "Eclesiastes sobre"
 _BOOK_ALONE = re.compile(rf"^\W*(?P<name>{_NAMES_NOT_JO})\W*$")  # only a book's name: "Rute", "Eclesiastes?"
 _JOB_SPEAKS = re.compile(r"\b(?P<name>jó)(?:" + _SPEAKS + r"|\W*$)")  # with its accent Jó is never João's "Jo"
@@ -151,7 +164,7 @@ def detect_scope(text: str) -> tuple[Scope | None, str]:
         if match:
             if guessed(folded, match):  # "…, acho que é de Salmos": memory's guess, no place to look
                 return None, _cut(normal, match.span())
-            return book(_FULL_NAMES[match.group("name")]), _cut(normal, match.span())
+            return book(_FULL_NAMES[_name(match)]), _cut(normal, match.span())
     match = _ASKED_KIND.search(folded)
     if match:
         return book(_KIND_BOOK[match.group("name") or match.group("one")]), _cut(normal, match.span())
@@ -159,6 +172,11 @@ def detect_scope(text: str) -> tuple[Scope | None, str]:
     if match:
         return book("JOB"), _cut(normal, match.span())
     return None, normal
+
+
+def _name(match: re.Match) -> str:
+    named = match.groupdict()
+    return named.get("name") or named["thing"]
 
 
 def _cut(text: str, span: tuple[int, int]) -> str:
