@@ -118,3 +118,4 @@ class Fusion:
     turned_away: bool = False
     lexical_scores: np.ndarray | None = None  # every verse's BM25 score for the question's own words
     told: int | None = None  # the named passage (StoryMeanings row) a story retold asks for: its verses lead
+    remembered: tuple[int, ...] = ()  # the verse a message says from memory (its sayings): first, whatever orders

@@ -12,7 +12,7 @@ from corpus.references import exists, find_references, verses_of
 from retrieval.cache import TTLCache
 from retrieval.channels import SearchChannels
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
-from retrieval.fusion import ahead, rrf
+from retrieval.fusion import RRF_K, ahead, rrf
 from retrieval.index import documents
 from retrieval.index.embedders import Embedder
 from retrieval.index.lexical import LexicalIndex
@@ -201,6 +201,16 @@ class Retriever(SearchChannels, HitSelection):
         """The positions of the verses the hybrid search leads its hits with, best first (read as a question)."""
         return [self.bible.position(*hit.verse.key) for hit in self._hybrid(plan, k).hits]
 
+    def nearest_within(self, plan: QueryPlan, positions: list[int]) -> int:
+        """The index, in ``positions``, of the verse nearest the question by its words and by its meaning, the two
+        ranks fused (by its words alone without the stories' verse vectors)."""
+        orders = [self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight)[positions]]
+        if self.stories is not None:
+            vector = self.embed_query(plan.search_text)
+            orders.append(np.asarray(self.stories.verse_vectors[positions], np.float32) @ vector)
+        fused = sum(1.0 / (RRF_K + np.argsort(np.argsort(-scores, kind="stable"))) for scores in orders)
+        return int(np.argmax(fused))
+
     def embed_query(self, text: str) -> np.ndarray:
         vector = self.embedding_cache.get(text)
         if vector is None:
@@ -233,7 +243,7 @@ class Retriever(SearchChannels, HitSelection):
             if self.aptness is not None and self.aptness.model is not None:
                 fused, unfit = self.aptness.rerank(plan.text, fusion, self)
         elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
-            fused = self.relevance.rerank(plan, fusion)
+            fused = ahead(self.relevance.rerank(plan, fusion), list(fusion.remembered))  # a verse remembered: first
         if fusion.teaching and fusion.intent is not None and self.aptness is not None and \
                 self.aptness.model is not None and \
                 fusion.intent.probabilities.get(SITUATION, 0.0) >= self.params.life_in_question:
@@ -273,7 +283,9 @@ class Retriever(SearchChannels, HitSelection):
         dense, similarity = self._dense(plan, vector)
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
-        verbatim = self.lexical_verbatim(plan, own_scores, dense, mask) or self._remembered(plan, intent, vector, mask)
+        said = self.lexical_verbatim(plan, own_scores, dense, mask)  # a verse held word for word
+        remembered = [] if said else self._remembered(plan, intent, vector, mask)  # or said from memory
+        verbatim = said or remembered
         told = self._told(plan, intent, story, bool(verbatim))
         if told is not None:  # a story asked for: not a life to care for, a teaching to explain, a verse quoted
             recognised, situations, teaching = [], [], False
@@ -339,15 +351,16 @@ class Retriever(SearchChannels, HitSelection):
             fused = ahead(fused, [q for q in retold if q in own][:STORY_LEAD])
         ranks = {name: {pos: i + 1 for i, pos in enumerate(ranked)} for name, ranked in channels.items()}
         return Fusion(fused, ranks, similarity, need, recognised, situations, signals, vector, teaching, quote,
-                      care=care, intent=intent, lexical_scores=own_scores, told=told)
+                      care=care, intent=intent, lexical_scores=own_scores, told=told, remembered=tuple(remembered))
 
     def _remembered(self, plan: QueryPlan, intent: Intent | None, vector, mask) -> list[int]:
-        """A well-known verse typed from memory in one's own words, as if quoted word for word; never inside a
-        life surely told (its care comes first)."""
+        """A well-known verse typed from memory in one's own words, as if quoted word for word, however the
+        intent model reads it ("se Deus tá do nosso lado, quem vai ser contra?" reads as a teaching asked); never
+        inside a life surely told (its care comes first)."""
         if self.remembered is None or plan.scope is not None or intent is not None and \
                 intent.name == SITUATION and intent.confidence >= INTENT_SURE:
             return []
-        return self.remembered.verses(plan.text, vector, mask, quoting=intent is not None and intent.name == QUOTATION)
+        return self.remembered.verses(plan.text, vector, mask, near=intent is not None)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,
                   story_nearness: float = 0.0) -> bool:

@@ -332,12 +332,27 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("o que o rei saul fez de tao errado pra deus rejeitar ele como rei?", "pessoa", "1SA.15.23"),
     # Jacob is the patriarch (was Matthew 1's Jacob); a name alone as the Bible writes it (was small talk)
     ("quem foi jacó?", "pessoa", "GEN.25.26"), ("zaqueu", "pessoa", "LUK.19.2"),
-    ("deus amou tanto o mundo q mandou o filho unico pra quem acreditar nele nao morrer", None, "JHN.3.16")])
+    ("deus amou tanto o mundo q mandou o filho unico pra quem acreditar nele nao morrer", None, "JHN.3.16"),
+    # a verse remembered, though the question reads as a teaching asked (the ranker of questions kept it 5th)
+    ("com deus do nosso lado quem vai conseguir ficar contra a gente?", "ensino", "ROM.8.31"),
+    # a book named after someone is the person when said with an article or a full name (was John's gospel)
+    ("quem pediu a cabeça de joão batista num prato?", None, "MAT.14.8"),
+    ("me conta quem foi ruth", "pessoa", "RUT.1.4"),  # as Brazilians spell the name (was nothing found)
+    ("passagens sobre gratidão", "ensino", None)])  # verses asked for: no thanks said (was small talk)
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()
     assert result.mode != "cuidado"
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("me conta a história de sansão", "JDG.13.1"),  # the passage named alone: from its start
+    ("na história de sansão, como foi quando ele achou mel dentro do leão morto?", "JDG.14.5"),
+    ("na história de davi e golias, o que davi disse pro gigante antes de atirar a pedra?", "1SA.17.46")])
+def test_a_question_about_one_moment_of_a_long_passage_reads_it_from_there(full, question, first):
+    result = full.search(question)
+    assert result.mode == "passagem" and result.hits[0].id == first, [h.id for h in result.hits[:3]]
 
 
 def test_a_passage_outside_the_scope_asked_is_never_the_answer(full):

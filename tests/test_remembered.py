@@ -65,10 +65,10 @@ def test_a_verse_typed_from_memory_is_found_and_a_life_is_not(blivre, use_embedd
     # the gate doubts these few words; read as a quotation, their nearness to the sayings names the verse
     terse = "ansioso por nada oração gratidao"
     assert verses(terse) == []
-    assert [blivre.verses[p].key for p in found.verses(terse, use_embedder.embed([terse])[0], quoting=True)] == [
+    assert [blivre.verses[p].key for p in found.verses(terse, use_embedder.embed([terse])[0], near=True)] == [
         ("PHP", 4, 6), ("PHP", 4, 7)]
     life = "to muito ansioso com a prova de amanha"
-    assert found.verses(life, use_embedder.embed([life])[0], quoting=True) == []  # a life is far nearer its kind
+    assert found.verses(life, use_embedder.embed([life])[0], near=True) == []  # a life is far nearer its kind
     remembered_module._BUILT.clear()  # a restart
     again = RememberedVerses.cached(blivre, SAYINGS, OTHERS, RETOLD, embed, "slug-remembered", tmp_path)
     assert len(calls) == 1 and again.positions == found.positions  # kept beside the index: nothing embedded again

@@ -31,6 +31,7 @@ from retrieval.understand.intent import (
     intent_model,
     load_bank,
 )
+from retrieval.understand.query import plan_query
 from tests.conftest import write
 
 PASSAGES = """
@@ -311,6 +312,14 @@ def test_thanks_to_god_is_praise_not_small_talk(mini_retriever):
     assert mini_retriever.search("obrigado, Deus te abençoe").mode == "conversa"
 
 
+def test_verses_asked_on_a_theme_that_sounds_like_chat_are_no_small_talk(mini_retriever):
+    """"passagens sobre gratidão" asks for verses, though "gratidão" reads like thanks to the intent model."""
+    chat = Intent(SMALLTALK, 0.9, {SMALLTALK: 0.9, TEACHING: 0.1})
+    for text, small_talk in (("passagens sobre gratidão", False), ("obrigado pastor", True)):
+        answered = mini_retriever.knowledge.answer(mini_retriever, plan_query(text, mini_retriever.thesaurus), chat, 5)
+        assert (answered is not None and answered.mode == "conversa") is small_talk
+
+
 @pytest.mark.parametrize(("message", "recognised"), [
     ("to falando com uma inteligencia artificial?", True), ("quem ta por tras desse bot", True),
     ("valeu!", True), ("meu pai morreu ontem e eu não sei o que fazer da vida", False), ("o que é a fé?", False),
@@ -362,3 +371,17 @@ def test_a_short_question_about_the_bot_itself_is_small_talk_whatever_verses_hol
 def test_unsure_small_talk_is_chat_only_when_the_other_reading_is_off_the_subject(probabilities, chat):
     name = max(probabilities, key=probabilities.get)
     assert _chat_rather_than_nothing(Intent(name, probabilities[name], probabilities)) is chat
+
+
+def test_the_verse_of_a_passage_nearest_a_question_by_its_words_and_meaning(mini_retriever):
+    """Where a question about one moment of a long passage starts reading it."""
+    bible = mini_retriever.bible
+    positions = list(range(len(bible.verses)))
+
+    def nearest(question):
+        return bible.verses[positions[mini_retriever.nearest_within(plan_query(question, mini_retriever.thesaurus),
+                                                                     positions)]].id
+
+    assert nearest("o preguiçoso dorme e perde a colheita?") == "PRO.6.2"
+    assert nearest("jesus mandou orar por quem nos maltrata") == "MAT.5.2"
+    assert nearest("nada vai nos afastar do amor de Deus") == "ROM.8.2"

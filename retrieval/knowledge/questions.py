@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from corpus.references import verses_of
 from retrieval.evidence import FAITH_WORDS
@@ -20,6 +20,7 @@ from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import OK, REFERENCE, SearchResult
 from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
+from retrieval.understand.message import asks_for_teaching
 
 MAX_PASSAGE_VERSES = 200
 SMALLTALK_CONFIDENCE = 0.5
@@ -30,6 +31,10 @@ TEACHING_NAME_SHARE = 0.6
 DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the person was
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
+PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses…
+PART_WORDS = 2  # … with at least this many of its words beyond the passage's names…
+PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
+PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
 CONTAINERS = frozenset("salmo salmos parabola oracao historia passagem capitulo sermao texto trecho".split())
@@ -90,8 +95,10 @@ class Knowledge:
         who = asked_for is not None
         if intent is not None and intent.name == SMALLTALK and _chat_rather_than_nothing(intent) \
                 and plan.scope is None and len(words) <= SMALLTALK_MAX_WORDS and not theme and not who \
-                and not _THANKS_TO_GOD.search(said) and not retriever.verbatim.quoted(plan.text):
-            # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted
+                and not _THANKS_TO_GOD.search(said) and not retriever.verbatim.quoted(plan.text) \
+                and not asks_for_teaching(plan.text):
+            # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted;
+            # "passagens sobre gratidão": verses asked for, whatever their theme sounds like
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
         if self.people is not None and asks_about and not described and (_WHO.search(said) or plan.scope is None and (
@@ -179,7 +186,26 @@ class Knowledge:
                             intent=understood, named=named.name)
 
     def _passage(self, retriever, plan, named, understood) -> SearchResult:
-        return self.passage(retriever, plan.original, named, plan.scope, understood)
+        result = self.passage(retriever, plan.original, named, plan.scope, understood)
+        start = self._part_asked(retriever, plan, named, [retriever.bible.position(*h.verse.key) for h in result.hits])
+        return replace(result, hits=result.hits[start:]) if start else result
+
+    def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
+        """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um
+        leão e achou mel?"): a little before the verse that holds the most of what it says beyond the passage's
+        names (two words at least, more than any of the first verses holds), the nearest such one; 0 (from the
+        start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
+        if self._describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
+            return 0
+        names, frame = self.passages.words_of_names(named), self._describing.frame
+        asked = list({group[0]: group for group in plan.alternatives if group and group[0] not in STOPWORDS
+                      and group[0] not in names and group[0] not in frame and len(group[0]) > 2}.values())
+        held = retriever.lexical.coordination(asked)[positions]
+        most = int(held.max()) if asked else 0
+        if most < PART_WORDS or most <= held[:PART_SHOWN].max():
+            return 0
+        moment = [i for i, count in enumerate(held) if count == most]
+        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])] - PART_LEAD
 
     def _named(self, plan, intent: Intent | None, words: list[str], retriever):
         """The passage the message names: asked for by its name, inside the scope asked, not a life told or a

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 SAYINGS_FILE = Path(__file__).resolve().parent.parent / "data" / "verses_remembered.jsonl"
 VERSION = 1  # part of the cache key: bump when the way sayings are read changes
-NEAR_FLOOR = 0.55  # a message read as a quotation this near a saying (n-grams beside meaning) remembers its verse,
+NEAR_FLOOR = 0.55  # a message (not a life surely told) this near a saying (n-grams beside meaning) remembers its verse,
 NEAR_MARGIN = 0.20  # when this much nearer it than any message of another kind (lives, chat, teaching, stories)
 NEAR_AGREEING = 2  # and this many of its three nearest sayings are of that verse
 
@@ -47,11 +47,11 @@ class RememberedVerses:
     positions: tuple[tuple[int, ...], ...]
     retellings: Retellings
 
-    def verses(self, text: str, vector: np.ndarray, mask: np.ndarray | None = None, quoting: bool = False) -> list[int]:
+    def verses(self, text: str, vector: np.ndarray, mask: np.ndarray | None = None, near: bool = False) -> list[int]:
         """The positions of the verse the message remembers (with the next ones its saying spans), or []. A
-        message read as a quotation (``quoting``) may also name it by nearness: far nearer its sayings than any
+        message read by an intent model (``near``) may also name it by nearness: far nearer its sayings than any
         message of another kind, two of the three nearest agreeing."""
-        floor, margin = (NEAR_FLOOR, NEAR_MARGIN) if quoting else (math.inf, 0.0)
+        floor, margin = (NEAR_FLOOR, NEAR_MARGIN) if near else (math.inf, 0.0)
         found = self.retellings.telling(text, vector, floor=floor, margin=margin, agreeing=NEAR_AGREEING)
         if found is None:
             return []
