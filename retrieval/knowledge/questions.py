@@ -31,8 +31,8 @@ TEACHING_NAME_SHARE = 0.6
 DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the person was
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
-PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses…
-PART_WORDS = 2  # … with at least this many of its words beyond the passage's names…
+PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
+# words described.toml's palavras_do_feito asks beyond the passage's names)…
 PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
 PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
@@ -157,13 +157,16 @@ class Knowledge:
     def _deed_asked(self, retriever, plan, person, content: list[str]) -> list[int]:
         """The person's verses (those naming them and their events') that the search finds for what the question
         asks of them beyond who they were ("o que Saul fez de tão errado…": 1 Sm 15:23); none for "quem foi Saul?"."""
-        names = {person.name, *person.qualifiers, *person.also, *person.called}
-        asked = [w for w in content if w not in names and w not in self._describing.frame and len(w) > 2]
+        asked = self._beyond(content, {person.name, *person.qualifiers, *person.also, *person.called})
         if len(asked) < self._describing.deed_words:
             return []
         theirs = set(person.positions) | {p for _, positions in person.events for p in positions}
         found = retriever.search_positions(plan, DEED_POOL)
         return [p for p in found if p in theirs][:DEED_VERSES]
+
+    def _beyond(self, words: list[str], names) -> list[str]:
+        """The words a question says beyond the names it asks about and the frame of any question ("quem", "foi")."""
+        return [w for w in words if w not in names and w not in self._describing.frame and len(w) > 2]
 
     def _person(self, retriever, plan, person, understood, k: int, homonyms=(), lead=(), asked=()) -> SearchResult:
         """The person's key passages, best known first (after ``lead``, the verses that answered a description;
@@ -197,12 +200,12 @@ class Knowledge:
         start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
         if self._describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
             return 0
-        names, frame = self.passages.words_of_names(named), self._describing.frame
-        asked = list({group[0]: group for group in plan.alternatives if group and group[0] not in STOPWORDS
-                      and group[0] not in names and group[0] not in frame and len(group[0]) > 2}.values())
+        said = self._beyond([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS],
+                            self.passages.words_of_names(named))
+        asked = list({group[0]: group for group in plan.alternatives if group and group[0] in said}.values())
         held = retriever.lexical.coordination(asked)[positions]
         most = int(held.max()) if asked else 0
-        if most < PART_WORDS or most <= held[:PART_SHOWN].max():
+        if most < self._describing.deed_words or most <= held[:PART_SHOWN].max():
             return 0
         moment = [i for i, count in enumerate(held) if count == most]
         return moment[retriever.nearest_within(plan, [positions[i] for i in moment])] - PART_LEAD
