@@ -260,7 +260,8 @@ def run(retriever: Retriever, path: Path, baselines: bool = True, grades: list[P
     """The printed report: the system, then the stock baselines on the same ranked items."""
     items = merge_grades(load_items(path), [e for g in grades for e in load_items(g) if "grades" in e])
     lines = [f"arquivo: {path} ({len(items)} itens)", "sistema (Pastor Online):"]
-    situations = [item for item in items if item.get("kind") == "situation"]
+    # a life without grades (a story set's look-alikes) is read only for what it asks, never for aptness
+    situations = [item for item in items if item.get("kind") == "situation" and "grades" in item]
     for name, rows in situation_folds(retriever, situations).items() if situations else ():
         report = evaluate_situations(retriever, rows)
         lines += [line.replace("situações", f"situações ({name})", 1) for line in report.lines()]

@@ -133,6 +133,17 @@ def test_a_named_scope_without_evidence_is_not_widened(retriever):
     assert result.status == "no_evidence" and result.hits == [] and result.scope.name == "PSA"
 
 
+def test_the_evaluation_reads_an_ungraded_life_for_what_it_asks_not_for_aptness(mini_retriever, tmp_path):
+    from retrieval.evaluation import run
+
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"id": "s1", "kind": "situation", "q": "perdi meu emprego e estou com medo"}\n'
+                    '{"id": "s2", "kind": "situation", "q": "perdi meu pai", "grades": {"MAT.5.4": 2}}\n',
+                    encoding="utf-8")
+    lines = run(mini_retriever, path, baselines=False)
+    assert sum("apt@3" in line for line in lines) == 1 and not any("s1" in line for line in lines)
+
+
 def test_the_evaluation_tells_small_talk_from_a_greeting_that_asks_something(mini_retriever):
     from retrieval.evaluation import evaluate
 
