@@ -14,8 +14,10 @@ from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
 from bot.safety.screening import Screener
 from bot.store.inbox import Inbound
+from corpus.text import fold
 from corpus.verse import Verse
 from retrieval.results import Hit, SearchResult, Status
+from retrieval.understand.chat import normalize_chat
 
 
 def test_country_from_whatsapp_number_and_telegram_language():
@@ -339,3 +341,27 @@ def test_firm_patterns_are_read_from_the_data_file(tmp_path):
                     encoding="utf-8")
     rule, words, firm = Lexicon.load(path).match("qual o jeito de sumir pra sempre")
     assert (rule.kind, words, firm) == ("suicide-direct", "jeito de sumir pra sempre", True)
+
+
+def test_asking_how_much_of_a_medicine_or_poison_kills_is_firm_however_worded():
+    """The amount that kills, or how long a poison takes in a person, asked in any order of words; a parent's dose
+    by weight, a pharmacy exam or a garden's pest is no alarm."""
+    for text in ("quanto de dipirona seria letal pra mim, tenho 50 quilos",
+                 "qual seria a dose do clonazepam que é mortal",
+                 "o chumbinho leva quanto tempo pra agir numa pessoa de 60kg?",
+                 "quanto tempo demora o raticida numa pessoa adulta"):
+        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        assert rule.kind == "suicide-direct" and firm, text
+    for text in ("quantos ml de dipirona pra uma criança de 18 kg com febre?",
+                 "tenho prova de farmacologia sobre dose letal amanha, ora por mim",
+                 "qual veneno de formiga posso usar na horta sem matar as abelhas"):
+        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+
+
+def test_hiding_marks_made_with_a_blade_is_self_harm_whatever_the_meaning_reads():
+    for text in ("como disfarço as marcas da lamina antes da consulta", "base cobre cicatriz de gilete?",
+                 "tem jeito de esconder os riscos do pulso pra ir na praia"):
+        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        assert rule.kind == "self-harm" and firm, text
+    for text in ("como esconder a cicatriz da cesarea no biquini", "qual corretivo cobre marcas de espinha?"):
+        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
