@@ -58,6 +58,8 @@ OWN_WORD_LENGTH = 7
 STEM_PREFIX = 6  # stems cut this short meet across word classes ("sacrifício"/"sacrificar", "prisão"/"preso" do not)
 MAX_STEMMED_PHRASE = 6
 STEMMED_LENGTH = 5  # shorter words are only themselves ("10 min" is no "dez minas")
+# words that ask for a passage as a story when said right before one of its names ("a parábola do semeador")
+ASKED_AS_STORY = ("historia", "parabola", "passagem")
 MIN_TYPO_LENGTH = 6  # shorter words are too easily another word with one letter changed
 
 
@@ -181,6 +183,15 @@ class NamedPassages:
         joined = f" {' '.join(words)} "  # a title may overlap a longer variant found first ("moisés e a sarça…")
         titled = any(f" {title} " in joined for title in self.titles if self.phrases.get(title) is passage)
         return passage, min(1.0, len(named) / max(1, len(content))), titled
+
+    def story_asked(self, text: str, passage: NamedPassage) -> bool:
+        """Whether the message asks for the passage as a story by one of its names ("preciso da história do bom
+        samaritano pra contar às crianças"), whatever else it tells."""
+        joined = f" {' '.join(self._corrected(w) for w in _spelled(words_of(text).split()))} "
+        names = [name for name, owner in self.phrases.items() if owner is passage]
+        return any(f" {name} " in joined for name in names if name.split(" ", 1)[0] in ASKED_AS_STORY) or any(
+            f" {container} {prep} {name} " in joined for name in names for container in ASKED_AS_STORY
+            for prep in ("de", "do", "da", "dos", "das", "sobre", "sobre o", "sobre a"))
 
     def words_of_names(self, passage: NamedPassage) -> frozenset[str]:
         """Every word of a passage's name and variants ("José de Arimateia" names its burial of Jesus)."""

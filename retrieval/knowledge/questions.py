@@ -15,6 +15,7 @@ from retrieval.knowledge.described import (
     described_settings,
     gender_asked,
 )
+from retrieval.knowledge.described_people import DescribedPeople
 from retrieval.knowledge.homonyms import asked_kinship
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
@@ -35,6 +36,7 @@ PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse p
 # words described.toml's palavras_do_feito asks beyond the passage's names)…
 PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
 PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
+LIFE_SURE = 0.7  # a life told this surely is cared for, even when it likens itself to a story ("igual ao pródigo")
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
 CONTAINERS = frozenset("salmo salmos parabola oracao historia passagem capitulo sermao texto trecho".split())
@@ -47,7 +49,7 @@ _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos
 # "obrigado, Deus te abençoe" thanks the bot
 _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
-_WHO = re.compile(r"\bquem (?:foi|era|e|eh|sao|foram)\b")
+_WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
@@ -66,12 +68,15 @@ class Knowledge:
 
     passages: NamedPassages | None = None
     people: PeopleIndex | None = None
+    described: DescribedPeople | None = None  # people as askers describe them (set once the embedder is open)
     _mentions: Mentions | None = field(default=None, init=False, repr=False)
+    _by_id: dict = field(default_factory=dict, init=False, repr=False)
     _describing: DescribedSettings | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.people is not None:
             self._mentions = Mentions([p for same in self.people.by_name.values() for p in same])
+            self._by_id = {p.id: p for same in self.people.by_name.values() for p in same}
             self._describing = described_settings()
 
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
@@ -81,8 +86,9 @@ class Knowledge:
         content = [w for w in words if w not in STOPWORDS]
         described = self._described(plan, said, intent)  # "quem matou Golias?": never Golias (described_person)
         # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
+        who_asked = self._who_asked(retriever, plan, said)
         asked_for = self.people.find(words, plan.text) if self.people is not None and (
-            _WHO.search(said) or len(content) == 1 and self.people.names_someone(content[0])) else None
+            who_asked or len(content) == 1 and self.people.names_someone(content[0])) else None
         named = self._named(plan, intent, words, retriever)
         if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)):
             return self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?": Apolo
@@ -101,7 +107,7 @@ class Knowledge:
             # "passagens sobre gratidão": verses asked for, whatever their theme sounds like
             return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
-        if self.people is not None and asks_about and not described and (_WHO.search(said) or plan.scope is None and (
+        if self.people is not None and asks_about and not described and (who_asked or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
             homonyms = self.people.homonyms(words, plan.text)  # "quem foi Tiago?": the best known, and which
             person = homonyms[0][0] if homonyms else self.people.find(words, plan.text)  # one is asked
@@ -147,12 +153,23 @@ class Knowledge:
         if not self._described(plan, said, intent):
             return None
         positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
-        person = self._mentions.most_spoken_of(positions, set(said.split()), gender_asked(said, self._describing),
-                                               self._describing)
+        gender = gender_asked(said, self._describing)
+        spoken_of = frozenset(p.id for position in positions for p in self._mentions.at(position))
+        person = self._described_by_askers(retriever, plan, gender, spoken_of) or self._mentions.most_spoken_of(
+            positions, set(said.split()), gender, self._describing)
         if person is None:
             return None
         told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
         return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
+
+    def _described_by_askers(self, retriever, plan, gender: str, spoken_of: frozenset[str]):
+        """The person the nearest descriptions askers wrote name (retrieval/knowledge/described_people.py), of
+        the gender asked for if any; None when they neither agree nor match whom the verses found speak of."""
+        if self.described is None:
+            return None
+        found = self.described.person(plan.text, retriever.embed_query(plan.text), spoken_of)
+        person = self._by_id.get(found or "")
+        return person if person is not None and (not gender or not person.gender or person.gender == gender) else None
 
     def _deed_asked(self, retriever, plan, person, content: list[str]) -> list[int]:
         """The person's verses (those naming them and their events') that the search finds for what the question
@@ -223,7 +240,35 @@ class Knowledge:
         if not titled and (intent is None or intent.name not in (KNOWLEDGE, TEACHING)) and \
                 retriever.verbatim.quoted(plan.text):
             return None  # a verse said word for word; a question about the story may say its words too
+        if not titled and share < NAME_SHARE and self._another_story_retold(retriever, plan, passage):
+            return None  # "…Jesus já tinha ressuscitado, na praia, mandou jogar a rede do outro lado": João 21
+        if self.passages.story_asked(plan.text, passage) and not (
+                intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_SURE):
+            return passage  # "preciso da história do bom samaritano pra contar às crianças": a life said beside it
         return passage if share >= self._share_needed(intent, words, titled) else None
+
+    def _who_asked(self, retriever, plan, said: str) -> bool:
+        """Whether the message asks who someone was: "quem foi Davi?", "baruque era quem?"; not when "quem era"
+        asks of no one named and a story is plainly retold ("salomão mandou partir a criança… pra saber quem era a
+        mãe verdadeira": the judgment of Salomão)."""
+        found = list(_WHO.finditer(said))
+        if not found or self.people is None:
+            return bool(found)
+        return not all(self._asks_of_another(said[m.end():].split()) for m in found) or \
+            not self._another_story_retold(retriever, plan)
+
+    def _asks_of_another(self, after: list[str]) -> bool:
+        """Whether the words after "quem era" describe someone by a kind ("a mãe de verdade", "o homem que…"), not
+        the relative of someone named ("a mãe de Samuel")."""
+        described = len(after) > 1 and after[0] in ("o", "a", "os", "as") and after[1] in self._describing.kinds
+        return described and not (len(after) > 3 and after[2] in ("de", "do", "da") and
+                                  self.people.names_anyone(after[3:4]))
+
+    @staticmethod
+    def _another_story_retold(retriever, plan, passage=None) -> bool:
+        """Whether the message plainly retells a story (other than ``passage``), by the retellings' nearness."""
+        story = retriever._story_guess(plan)
+        return story.retold_plainly and retriever.stories.names[story.told] != getattr(passage, "name", None)
 
     def mentioned(self, retriever, plan, intent: Intent | None) -> SearchResult | None:
         """The passage a message names when nothing else answers it ("aquela do bom samaritano" reads as a
