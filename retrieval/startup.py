@@ -138,6 +138,8 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         retriever.stories = _stories(config, retriever)
     with stage("versículos lembrados"):
         retriever.remembered = _remembered(config, retriever)
+    with stage("pessoas descritas"):
+        retriever.knowledge.described = _described_people(config, retriever)
     return retriever
 
 
@@ -188,6 +190,25 @@ def _remembered(config: IndexConfig, retriever):
         raise IndexNotReady(f"versículos lembrados inválidos: {error}") from error
     return RememberedVerses.cached(retriever.bible, sayings, other_kinds(), retold, retriever.embedder.embed,
                                    retriever.embedder.identity.slug, _understanding(config))
+
+
+def _described_people(config: IndexConfig, retriever):
+    """Bible people as askers describe them without the name (retrieval/data/people_described.jsonl)."""
+    from retrieval.index.lexical import STOPWORDS
+    from retrieval.knowledge.described import described_settings
+    from retrieval.knowledge.described_people import DescribedPeople, load_descriptions
+
+    people = retriever.knowledge.people
+    if people is None:
+        return None
+    try:
+        descriptions = load_descriptions()
+    except (OSError, ValueError) as error:
+        raise IndexNotReady(f"pessoas descritas inválidas: {error}") from error
+    known = {p.id for same in people.by_name.values() for p in same}
+    frame = described_settings().frame
+    return DescribedPeople.build(descriptions, known, STOPWORDS | frame, retriever.embedder.embed,
+                                 retriever.embedder.identity.slug, _understanding(config))
 
 
 def _answered(config: IndexConfig, retriever):

@@ -49,3 +49,77 @@ def test_the_person_most_spoken_of_wins_only_when_clearly_ahead():
     assert MENTIONS.most_spoken_of([5, 6, 1], {"quem"}, "Female", SETTINGS) is MARIA  # a woman asked for
     assert MENTIONS.most_spoken_of([5, 6, 1], {"quem"}, "Male", SETTINGS) is None  # no man in two verses
     assert MENTIONS.most_spoken_of([1], {"quem"}, "", SETTINGS) is None  # one verse is not enough
+
+
+DESCRIBED = [
+    ("jonah_1", "quem foi o profeta engolido por um peixe grande"),
+    ("jonah_1", "o cara que ficou tres dias na barriga da baleia"),
+    ("jonah_1", "aquele que fugiu de deus num navio pra tarsis"),
+    ("jethro_1", "quem era o sogro de moises"),
+    ("jethro_1", "o sacerdote de midia, pai da esposa de moises"),
+    ("jethro_1", "aquele que aconselhou moises a escolher juizes pra ajudar o povo"),
+    ("zacchaeus_1", "o baixinho cobrador de impostos que subiu na arvore pra ver jesus"),
+    ("zacchaeus_1", "quem foi o publicano rico de jerico que devolveu quatro vezes o que roubou"),
+    ("zacchaeus_1", "aquele homem pequeno que subiu no sicomoro"),
+    ("nobody_9", "alguém que os dados de pessoas não têm"),
+]
+
+
+def test_a_person_described_is_named_by_the_nearest_descriptions_or_by_the_verses_found(use_embedder, tmp_path,
+                                                                                        caplog):
+    import logging
+
+    from retrieval.index.lexical import STOPWORDS
+    from retrieval.knowledge.described_people import DescribedPeople, load_descriptions
+
+    calls = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return use_embedder.embed(texts)
+
+    known = {"jonah_1", "jethro_1", "zacchaeus_1"}
+    with caplog.at_level(logging.WARNING):
+        people = DescribedPeople.build(DESCRIBED, known, STOPWORDS | SETTINGS.frame, embed, "slug-described", tmp_path)
+    assert "nobody_9" in caplog.text  # someone the people data lacks is said, and left out
+
+    def person(message, spoken_of=frozenset()):
+        return people.person(message, use_embedder.embed([message])[0], frozenset(spoken_of))
+
+    assert person("qual o nome do cobrador de impostos baixinho que subiu na arvore pra ver jesus") == "zacchaeus_1"
+    # fainter: named only when the verses the search found speak of that person
+    faint = "como chamava o homem que passou tres dias dentro do peixe?"
+    assert person(faint) is None and person(faint, {"jonah_1", "jethro_1"}) == "jonah_1"
+    assert person("qual o horário do culto de domingo?", {"jethro_1"}) is None  # near none of them
+    DescribedPeople.build(DESCRIBED, known, STOPWORDS, embed, "slug-described", tmp_path)
+    assert len(calls) == 1  # the descriptions' vectors are kept beside the index: a restart embeds nothing
+    path = tmp_path / "described.jsonl"
+    path.write_text('{"person": "jonah_1", "q": "o profeta do peixe"}\n{"person": "", "q": "sem pessoa"}\n')
+    try:
+        load_descriptions(path)
+    except ValueError as error:
+        assert "described.jsonl:2" in str(error)
+    else:
+        raise AssertionError("a description without a person must be refused")
+
+
+def test_the_shipped_descriptions_name_known_people_never_by_their_own_name(blivre):
+    import json
+    import re
+
+    from corpus.text import fold
+    from retrieval.knowledge.described_people import DESCRIPTIONS_FILE, load_descriptions
+
+    descriptions = load_descriptions()
+    assert len(descriptions) >= 2000 and len({who for who, _ in descriptions}) >= 300
+    assert len({fold(text) for _, text in descriptions}) == len(descriptions)  # none twice
+    rows = [json.loads(line) for line in DESCRIPTIONS_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert all(set(row) == {"person", "q"} for row in rows)
+
+    def words(text):
+        return re.findall(r"\w+", fold(text).lower())
+
+    run = 6  # never a copy of the Bible's own text
+    bible = {tuple(w[i:i + run]) for v in blivre.verses for w in [words(v.text)] for i in range(len(w) - run + 1)}
+    assert [t for _, t in descriptions for w in [words(t)] if any(tuple(w[i:i + run]) in bible
+                                                                  for i in range(len(w) - run + 1))] == []

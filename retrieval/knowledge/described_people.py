@@ -1,0 +1,86 @@
+"""Bible people as askers describe them without the name ("o cara que foi engolido por um peixe"): a question that
+asks for someone described is compared with the descriptions helpers wrote (retrieval/data/people_described.jsonl)
+by its content words and its meaning; the nearest ones name their person when they agree, or when the verses the
+search found for the question speak of that person."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.index.text_vectors import remembered
+from retrieval.knowledge.passages import words_of
+from retrieval.knowledge.retellings import unit
+
+log = logging.getLogger(__name__)
+
+DESCRIPTIONS_FILE = Path(__file__).resolve().parent.parent / "data" / "people_described.jsonl"
+WORDS_SHARE = 0.5  # of a description's nearness: its content words (tf-idf), the rest its meaning
+SURE = 0.55  # the nearest description this near, with AGREEING of the three nearest on its person, names them
+AGREEING = 2
+NEIGHBOURS = 10  # descriptions whose persons are weighed when the verses found must confirm one
+CONFIRMED = 0.35  # … the nearest description of the person the verses speak of, at least this near
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def load_descriptions(path: Path = DESCRIPTIONS_FILE) -> list[tuple[str, str]]:
+    """(person id, description) pairs (JSONL: "person", "q"); a malformed line is an error naming the file."""
+    from retrieval.understand.textmodel import read_bank
+
+    return read_bank(path, lambda row: (str(row["person"]).strip(), str(row["q"]).strip()),
+                     lambda row: bool(row[0]) and bool(row[1]), "pessoa e texto obrigatórios")
+
+
+@dataclass(frozen=True)
+class DescribedPeople:
+    """Each description's person (Theographic id), meaning (unit vector) and content words (tf-idf rows)."""
+
+    ids: tuple[str, ...]
+    vectors: np.ndarray
+    words: object  # a fitted TfidfVectorizer over the descriptions' folded content words
+    matrix: object  # its sparse rows, unit length
+
+    def nearness(self, text: str, vector: np.ndarray) -> np.ndarray:
+        """How near the question is to each description: content words and meaning, blended."""
+        words = self.words.transform([words_of(text)])
+        return WORDS_SHARE * (self.matrix @ words.T).toarray().ravel() + \
+            (1 - WORDS_SHARE) * (self.vectors @ unit(vector))
+
+    def person(self, text: str, vector: np.ndarray, spoken_of: frozenset[str] = frozenset()) -> str | None:
+        """The id of the person described: the nearest descriptions' when near and agreeing; else the nearest
+        among the people ``spoken_of`` by the verses found, when near enough; else None."""
+        near = self.nearness(text, vector)
+        top = np.argsort(-near, kind="stable")[:NEIGHBOURS]
+        best = self.ids[top[0]]
+        if near[top[0]] >= SURE and sum(self.ids[i] == best for i in top[:3]) >= AGREEING:
+            return best
+        weight: dict[str, float] = defaultdict(float)
+        for i in top:
+            if self.ids[i] in spoken_of and near[i] >= CONFIRMED:
+                weight[self.ids[i]] += float(near[i])
+        return max(weight, key=weight.get) if weight else None
+
+    @classmethod
+    def build(cls, descriptions: Sequence[tuple[str, str]], known: set[str], stopwords: frozenset[str],
+              embed: Embed, embedder_slug: str, directory: Path | None) -> DescribedPeople | None:
+        """The descriptions of people the index knows (their vectors kept in ``directory``); None without any.
+        A description of someone unknown is said in the log."""
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        if missing := sorted({who for who, _ in descriptions if who not in known}):
+            log.warning("pessoas descritas que os dados de pessoas não têm (ignoradas): %s", ", ".join(missing))
+        kept = [(who, text) for who, text in descriptions if who in known]
+        if not kept:
+            return None
+        texts = [text for _, text in kept]
+        words = TfidfVectorizer(token_pattern=r"\b\w\w+\b", stop_words=sorted(stopwords), sublinear_tf=True,
+                                dtype=np.float32)
+        matrix = words.fit_transform([words_of(t) for t in texts])
+        vectors = unit(remembered(embed, embedder_slug, directory)(texts))
+        return cls(tuple(who for who, _ in kept), vectors, words, matrix)
