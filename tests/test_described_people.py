@@ -22,6 +22,7 @@ def test_a_question_for_someone_described_is_told_from_one_about_someone_named()
     assert asks_for_someone_described("quem foi pedro que negou jesus") == ["pedro"]  # named: told apart later
     assert asks_for_someone_described("judas quem era aquele que beijou jesus") == ["judas", "aquele"]  # named first
     assert asks_for_someone_described("quem foi davi") is None
+    assert asks_for_someone_described("quem eram priscila e aquila?") is None  # named: "eram" is no deed
     assert asks_for_someone_described("quem foi judas e por que ele traiu") is None  # "por que" asks why
     assert asks_for_someone_described("quem sabe amanhã") is None  # an idiom, not a deed
     assert asks_for_someone_described("quem disse 'eis-me aqui, envia-me'?") is None  # the verse answers

@@ -18,7 +18,7 @@ DESCRIBED_FILE = Path(__file__).resolve().parent.parent / "data" / "described.to
 # carregar a cruz"), never who said or wrote words (the verse that says them answers: "quem disse 'eis-me aqui'")
 # nor whoever does something ("Jesus compara quem escuta e faz…")
 _WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|diz|fala|conta|explica) )quem "
-                      r"(?!(?:foi|era|e|eh|sao|foram|sou|somos|es|me|te|nos|vos|sabe|dera|diria|ama|vai|nao|se|"
+                      r"(?!(?:foi|era|eram|e|eh|sao|foram|sou|somos|es|me|te|nos|vos|sabe|dera|diria|ama|vai|nao|se|"
                       r"ela|ele|elas|eles|voce|isso|disse|falou|fala|escreveu|perguntou|respondeu|diz|dizia|declarou|pediu|"
                       r"gritou)\b)\w+")
 _WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
