@@ -110,12 +110,17 @@ class SearchChannels:
         """The named passages the message may tell, by meaning and by the retellings (retrieval/knowledge/)."""
         if self.stories is None or not plan.text.strip():
             return NO_STORY
+        key = (plan.text, plan.search_text)
+        last = getattr(self, "_last_story", None)  # the understanding asked it already for this message
+        if last is not None and last[0] == key:
+            return last[1]
         story = self.stories.about(self.embed_query(plan.search_text), plan.text)
-        if story.told is not None:
-            return story
-        # a story retold in one sentence of a life told: "to afogada em dívida. lembrei da viúva que o credor…"
-        parts = [self.stories.about(self.embed_query(part), part) for part in sentences(plan.text)]
-        return max((p for p in parts if p.clearly_told), key=lambda p: p.ahead, default=story)
+        if story.told is None:
+            # a story retold in one sentence of a life told: "to afogada em dívida. lembrei da viúva que o credor…"
+            parts = [self.stories.about(self.embed_query(part), part) for part in sentences(plan.text)]
+            story = max((p for p in parts if p.clearly_told), key=lambda p: p.ahead, default=story)
+        self._last_story = (key, story)
+        return story
 
     @staticmethod
     def _told(plan: QueryPlan, intent: Intent | None, story: StoryGuess, verbatim: bool = False) -> int | None:
