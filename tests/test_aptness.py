@@ -105,6 +105,24 @@ def test_the_ranker_orders_by_aptness_and_sets_aside_what_would_wound():
     assert fused[2][1] > fused[3][1]  # the ordered candidates stay above the rest
 
 
+def test_a_life_surely_told_leans_on_the_ranker_more_than_a_topic_asked():
+    import dataclasses
+
+    from retrieval.understand.intent import SITUATION, TEACHING, Intent
+
+    features = Rows({7: {"knn_apt": 1.0}, 8: {"knn_apt": 0.9}})  # the ranker barely prefers 7 to 8
+    ranker = AptnessRanker(dataclasses.replace(model_weighing("knn_apt", 4.0), search_weight=2.0), features,
+                           candidates=2)
+
+    def first(intent):
+        fusion = dataclasses.replace(fusion_of([8, 7]), intent=intent)
+        return ranker.rerank("...", fusion)[0][0][0]
+
+    assert first(Intent(SITUATION, 0.9, {})) == 7  # a person telling their pain: what judges found apt
+    assert first(Intent(SITUATION, 0.5, {})) == 8  # unsure: the search's order still weighs (a topic asked)
+    assert first(Intent(TEACHING, 0.9, {})) == 8
+
+
 def test_a_question_inside_a_life_told_keeps_its_order_but_not_what_would_wound():
     features = Rows({7: {"knn_apt": 1.0}, 9: {"knn_harm": 0.4}})
     ranker = AptnessRanker(model_weighing("knn_apt", 4.0), features, candidates=3)

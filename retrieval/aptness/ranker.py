@@ -16,9 +16,12 @@ import numpy as np
 from corpus.canon import BY_CODE
 from retrieval.aptness.memory import MEMORY_FEATURES, GradeMemory, VerseVectors
 from retrieval.model_file import read_model_file
+from retrieval.understand.intent import SITUATION
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "aptness" / "model.json"
 CANDIDATES = 30  # fused candidates the ranker orders; the rest keep their fused order after them
+SURE_LIFE = 0.7  # a life told this surely (intent confidence) is ordered by the ranker with ...
+SURE_LIFE_SEARCH_WEIGHT = 0.5  # ... this much of the search's order (less than the model's: no topic asked to keep)
 CHANNELS = ("need", "topical", "lexical", "dense", "memory")
 GROUPS = ("Lei", "Históricos", "Poéticos", "Profetas Maiores", "Profetas Menores", "Evangelhos", "Atos",
           "Cartas Paulinas", "Cartas Gerais", "Apocalipse")
@@ -167,7 +170,7 @@ class AptnessRanker:
             return fusion.fused, frozenset()
         positions = [p for p, _ in head]
         apt, harm = self.scores(fusion, positions)
-        order = blended(apt - self.model.harm_weight * harm, self.model.search_weight)
+        order = blended(apt - self.model.harm_weight * harm, search_weight(self.model, fusion.intent))
         unfit = self._vetoed(positions, harm)
         ranked = sorted(range(len(positions)), key=lambda i: -order[i])
         top = 1.0 + float(order.max() - order.min())
@@ -184,6 +187,14 @@ class AptnessRanker:
 
     def _vetoed(self, positions: list[int], harm: np.ndarray) -> frozenset[int]:
         return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
+
+
+def search_weight(model: AptnessModel, intent) -> float:
+    """The search order's share in the blend: the model's, lowered for a life surely told (the search's order
+    keeps taught answers to topic questions near the top; a person telling their pain asked no topic)."""
+    if intent is not None and intent.name == SITUATION and intent.confidence >= SURE_LIFE:
+        return min(model.search_weight, SURE_LIFE_SEARCH_WEIGHT)
+    return model.search_weight
 
 
 def blended(score: np.ndarray, search_weight: float, k: float = 10.0) -> np.ndarray:
