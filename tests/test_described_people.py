@@ -1,7 +1,13 @@
 """Someone asked for by what they did: the person the verses found speak of, when they clearly do (inline
 people, no index)."""
 
-from retrieval.knowledge.described import Mentions, asks_for_someone_described, described_settings, gender_asked
+from retrieval.knowledge.described import (
+    Mentions,
+    asks_for_someone_described,
+    described_settings,
+    described_without_asking,
+    gender_asked,
+)
 from retrieval.knowledge.people import Person
 
 SETTINGS = described_settings()
@@ -34,6 +40,25 @@ def test_a_question_for_someone_described_is_told_from_one_about_someone_named()
     assert asks_for_someone_described("qual livro fala de amor", SETTINGS.kinds) is None
     # "o rei de…" asks which king, not who did something
     assert asks_for_someone_described("qual era o rei de israel quando jesus nasceu", SETTINGS.kinds) is None
+
+
+def test_the_first_of_a_kind_and_a_name_asked_without_se_ask_for_someone():
+    assert asks_for_someone_described("quem foi o primeiro cristao a morrer apedrejado") == ["o", "primeiro", "cristao"]
+    assert asks_for_someone_described("como chamava o gigante que davi derrubou") == []
+    assert asks_for_someone_described("quem foi o primeiro rei") == ["o", "primeiro", "rei"]
+    assert asks_for_someone_described("foi o primeiro dia de aula") is None
+
+
+def test_a_kind_of_person_and_their_deed_told_without_a_question():
+    kinds = SETTINGS.kinds
+    assert described_without_asking("o soldado q pegou coisa proibida de jerico", kinds) == ["soldado"]
+    assert described_without_asking("o profeta chorao, q jogaram no poço", kinds) == ["profeta", "chorao"]
+    # whose they are is not who they are; a name said before "que" is the person asked about
+    assert described_without_asking("a esposa daquele fazendeiro grosso q negou comida", kinds) == ["esposa"]
+    assert described_without_asking("o rei davi que dançou", kinds) == ["rei", "davi"]
+    assert described_without_asking("o profeta que disse eis-me aqui", kinds) is None  # words said: the verse
+    assert described_without_asking("o senhor é meu pastor", kinds) is None  # no deed told
+    assert described_without_asking("quero ler sobre o homem que construiu a arca", kinds) is None  # not opening
 
 
 def test_the_gender_asked_is_the_first_word_that_tells_it_after_who():

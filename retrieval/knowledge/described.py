@@ -23,7 +23,17 @@ _WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|di
                       r"gritou)\b)\w+")
 _WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
                               r"(?! (?:disse|falou|escreveu|perguntou|respondeu)\b)")
-_CALLED = re.compile(r"\bcomo se chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+_CALLED = re.compile(r"\bcomo (?:se )?chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+# the first, last or only one of a kind ("quem foi o primeiro cristão a morrer apedrejado")
+_WHO_WAS_FIRST = re.compile(r"\bquem (?:foi|era|e|eh) (?:o|a) (?:primeir|ultim|unic)[oa] \w+")
+# a kind of person and what they did, said without a question word ("o profeta q contou pro rei davi a história
+# da ovelhinha", "aquele soldado que escondeu…"): the kind (described.toml's gendered words) opens the message,
+# after an article and a word at most, and "que" follows within a few words
+_OPENING = frozenset({"aquele", "aquela", "o", "a", "um", "uma", "esse", "essa", "e", "tipo"})
+_THAT = frozenset({"q", "que"})
+_SAID = frozenset({"disse", "falou", "escreveu", "diz", "fala"})
+_WHOSE = frozenset({"de", "do", "da", "dos", "das", "daquele", "daquela", "desse", "dessa", "dele", "dela"})
+THAT_WITHIN = 12  # words after the kind
 # which one of a kind of person did something ("qual rei pediu sabedoria", "qual profeta foi engolido…"): the
 # kind is one of the gendered words of described.toml, the next word no "é"/"era" (which asks what, not who)
 _WHICH_ONE = re.compile(r"^(?:\w+ ){0,3}?qual (?:foi |era )?(?:o |a )?(?P<kind>\w+) (?:q |que )?"
@@ -74,9 +84,31 @@ def asks_for_someone_described(text: str, kinds: frozenset[str] = frozenset()) -
             return before + one.group().split()[2:-1]
         if _WHO_DID.search(said) or _CALLED.search(said):
             return before
+        first = _WHO_WAS_FIRST.search(said)
+        if first is not None:
+            return before + first.group().split()[2:]
         which = _WHICH_ONE.search(said)
         if which is not None and which.group("kind") in kinds:
             return [which.group("kind")]
+    return None
+
+
+def described_without_asking(text: str, kinds: frozenset[str]) -> list[str] | None:
+    """The kind of person a message names at its start with what they did, without asking who ("o profeta q
+    contou pro rei davi a história da ovelhinha": ["profeta"]); None otherwise. Weaker than a question: only
+    the descriptions askers wrote may answer it (``Knowledge.described_person``)."""
+    words = words_of(_SENTENCES.split(text.strip())[0] if text.strip() else "").split()
+    start = 1 if words and words[0] in _OPENING else 0
+    for at in (start, start + 1):
+        if at < len(words) and words[at] in kinds:
+            after = words[at + 1:at + 1 + THAT_WITHIN]
+            that = next((i for i, w in enumerate(after) if w in _THAT), None)
+            said = that is not None and that + 1 < len(after) and after[that + 1] in _SAID
+            if that is None or said:
+                return None
+            own = after[:that]  # the words that say who, before whose they are ("o rei davi q…" names Davi)
+            own = own[:next((i for i, w in enumerate(own) if w in _WHOSE), len(own))]
+            return [words[at], *own]
     return None
 
 

@@ -13,6 +13,7 @@ from retrieval.knowledge.described import (
     Mentions,
     asks_for_someone_described,
     described_settings,
+    described_without_asking,
     gender_asked,
 )
 from retrieval.knowledge.described_people import DescribedPeople
@@ -134,29 +135,35 @@ class Knowledge:
                 return self._passage(retriever, plan, named, understood)
         return None
 
-    def _described(self, plan, said: str, intent: Intent | None) -> bool:
-        """Whether someone is asked for by a description, the names said being others ("quem matou Golias?";
-        "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative)."""
+    def _described(self, plan, said: str, intent: Intent | None) -> str | None:
+        """How someone is asked for by a description, the names said being others: "asked" ("quem matou
+        Golias?"; "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative),
+        "told" (a kind of person and their deed, no question word: "o soldado q escondeu…"), else None."""
         if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION, TEACHING):
-            return False  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
-        asked = asks_for_someone_described(plan.text, self._describing.kinds)
+            return None  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
+        how, asked = "asked", asks_for_someone_described(plan.text, self._describing.kinds)
+        if asked is None:
+            how, asked = "told", described_without_asking(plan.text, self._describing.kinds)
         if asked is None or self.people.names_anyone(asked):
-            return False
+            return None
         words, kin = said.split(), asked_kinship()
-        return not any(w in kin and after in ("de", "do", "da") for w, after in zip(words, words[1:]))
+        return None if any(w in kin and after in ("de", "do", "da") for w, after in zip(words, words[1:])) else how
 
     def described_person(self, retriever, plan, intent: Intent | None, found: SearchResult,
                          k: int) -> SearchResult | None:
         """Someone asked for by a description ("quem negou Jesus três vezes?"): whom the verses the search
-        found for it speak of (``found``, the message's own results), when sure."""
+        found for it speak of (``found``, the message's own results), when sure; a description told without a
+        question ("o soldado q escondeu…") only by the descriptions askers wrote, and never over a verse quoted
+        or a story found."""
         said = words_of(plan.text)
-        if not self._described(plan, said, intent):
+        how = self._described(plan, said, intent)
+        if how is None or how == "told" and found.mode in ("citacao", "historia"):
             return None
         positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
         gender = gender_asked(said, self._describing)
         spoken_of = frozenset(p.id for position in positions for p in self._mentions.at(position))
-        person = self._described_by_askers(retriever, plan, gender, spoken_of) or self._mentions.most_spoken_of(
-            positions, set(said.split()), gender, self._describing)
+        person = self._described_by_askers(retriever, plan, gender, spoken_of) or (self._mentions.most_spoken_of(
+            positions, set(said.split()), gender, self._describing) if how == "asked" else None)
         if person is None:
             return None
         told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
