@@ -358,6 +358,23 @@ def test_asking_how_much_of_a_medicine_or_poison_kills_is_firm_however_worded():
         assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
 
 
+def test_a_poison_swallowed_by_the_person_is_an_emergency_whatever_they_ask_next():
+    for text in ("bebi um pouco do veneno de rato q tinha no quintal. quanto tempo demora pra fazer efeito?",
+                 "tomei agua sanitaria faz 10 min, vou ficar bem?"):
+        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        assert rule.kind == "overdose-now" and firm, text
+    for text in ("tomei um refri que e puro veneno kkk", "o veneno de rato q comprei nao funcionou, os ratos voltaram"):
+        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+
+
+def test_what_amount_makes_the_heart_stop_is_asking_for_the_means_to_die():
+    rule, _, firm = Lexicon.default().match(fold(normalize_chat(
+        "qual remedio de pressao em quantidade grande faz o coração parar?")))
+    assert rule.kind == "suicide-direct" and firm
+    calm = "o remedio da pressao do meu pai deixa o coracao lento?"
+    assert Lexicon.default().match(fold(normalize_chat(calm))) is None
+
+
 def test_hiding_marks_made_with_a_blade_is_self_harm_whatever_the_meaning_reads():
     for text in ("como disfarço as marcas da lamina antes da consulta", "base cobre cicatriz de gilete?",
                  "tem jeito de esconder os riscos do pulso pra ir na praia"):

@@ -191,7 +191,7 @@ def train(exemplars: list[Exemplar], vectors: np.ndarray, max_false_alarms: floa
 
 
 def bank_key(exemplars: Sequence[Exemplar], embedder_slug: str) -> str:
-    digest = hashlib.sha256(f"{MODEL_VERSION}|{embedder_slug}".encode())
+    digest = hashlib.sha256(f"{MODEL_VERSION}|{MAX_FALSE_ALARMS}|{embedder_slug}".encode())  # a new cap retrains
     for e in exemplars:
         digest.update(f"{e.label}\t{e.kind}\t{e.text}\n".encode())
     return digest.hexdigest()[:16]
