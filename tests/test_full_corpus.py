@@ -346,7 +346,10 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     # a story plainly retold beats a passage one of its words names ("ressuscitado"), and a person when "quem era"
     # asks of another (were the resurrection and who Salomão was)
     ("quando jesus ressuscitado apareceu na praia e fez peixe na brasa pros discipulos", "historia", "JHN.21.13"),
-    ("salomão mandou partir a criança ao meio pra saber quem era a mãe verdadeira", "historia", "1KI.3.27")])
+    ("salomão mandou partir a criança ao meio pra saber quem era a mãe verdadeira", "historia", "1KI.3.27"),
+    # a name asked for is a person asked about, a relative over a passage that names them ("O chamado de Samuel")
+    ("como se chamava a mae de samuel", "pessoa", "1SA.1.2"),
+    ("como chamava o sogro do moises, aquele q deu conselho pra ele", "pessoa", "EXO.18.1")])
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

@@ -51,6 +51,9 @@ _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos
 _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
+# the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
+_NAME_OF_KIN = re.compile(r"\b(?:como (?:se )?chamava|qual (?:era |e )?o nome d[aeo]) (?:(?:o|a) )?(?P<kin>\w+) "
+                          r"d[aeo]s? \w")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
@@ -60,7 +63,7 @@ _ABOUT_SOMEONE = re.compile(
     r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
     r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b"
     # someone's name asked for: "como se chamava a mãe de Samuel", "qual o nome do sogro de Moisés"
-    r"|\bcomo se chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+    r"|\bcomo (?:se )?chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
 
 
 @dataclass
@@ -87,11 +90,14 @@ class Knowledge:
         content = [w for w in words if w not in STOPWORDS]
         described = self._described(plan, said, intent)  # "quem matou Golias?": never Golias (described_person)
         # "quem foi Boaz?", or a name said alone ("noé"): someone asked about
-        who_asked = self._who_asked(retriever, plan, said)
+        who_asked = self._who_asked(retriever, plan, said) or (
+            (kin := _NAME_OF_KIN.search(said)) is not None and kin.group("kin") in asked_kinship())
         asked_for = self.people.find(words, plan.text) if self.people is not None and (
             who_asked or len(content) == 1 and self.people.names_someone(content[0])) else None
         named = self._named(plan, intent, words, retriever)
-        if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)):
+        kin = self.people.relative(asked_for, words) if asked_for is not None else None  # "a mãe de Samuel"
+        if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)
+                                  and kin is None):
             return self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?": Apolo
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
