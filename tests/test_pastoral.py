@@ -114,6 +114,13 @@ def test_tone_labels_from_words():
     assert [sorted(labels.of(p)) for p in range(4)] == [[], ["juizo"], ["esterilidade"], ["juizo"]]
 
 
+def test_the_tithe_is_blame_for_someone_broke_by_the_shipped_tones():
+    bible = _bible("Trazei todos os dízimos à casa do tesouro.", "Honra ao SENHOR com teus bens.",
+                   "Dai, e será vos dado.")
+    labels = ToneLabels.build(bible, None)  # retrieval/data/tones.toml
+    assert [sorted(labels.of(p)) for p in range(3)] == [["culpa_pobreza"], ["culpa_pobreza"], []]
+
+
 def test_tone_labels_from_topic_votes(tmp_path):
     bible = _bible("um", "dois", "tres")
     votes = tmp_path / "votes.tsv"
