@@ -17,6 +17,7 @@ from retrieval.index.config import IndexConfig
 from retrieval.results import Status
 from retrieval.startup import open_retriever
 from tests.conftest import BLIVRE, ROOT, SHARED
+from tests.fakes.translation import as_another_translation_says
 
 pytestmark = pytest.mark.slow
 
@@ -144,20 +145,6 @@ def test_a_choice_in_ones_life_told_in_practical_words_is_cared_for_and_a_practi
     asked = full.search("como faço pra registrar uma oficina de costura como MEI e quanto pago de imposto por mes?")
     assert told.status == Status.OK and told.hits
     assert asked.status == Status.NO_EVIDENCE and not asked.hits
-
-
-# Another translation's words for this corpus's (the quotation is made from the corpus at run time).
-OTHER_TRANSLATION = [("Agradecei", "Rendei graças"), ("bondade", "misericórdia"), ("aos egípcios", "o Egito"),
-                     ("sobrecarregados", "oprimidos")]
-
-
-def as_another_translation_says(text: str, refrain_first: bool) -> str:
-    for ours, theirs in OTHER_TRANSLATION:
-        text = text.replace(ours, theirs)
-    if refrain_first:  # the shared refrain (after the semicolon) quoted first, then what pins the verse
-        head, refrain = text.rstrip(".").split(";", 1)
-        text = f"{refrain.strip()}, {head[0].lower()}{head[1:]}"
-    return text
 
 
 @pytest.mark.parametrize("verse, refrain_first", [

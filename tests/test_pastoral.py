@@ -115,8 +115,8 @@ def test_tone_labels_from_words():
 
 
 def test_the_tithe_is_blame_for_someone_broke_by_the_shipped_tones():
-    bible = _bible("Trazei todos os dízimos à casa do tesouro.", "Honra ao SENHOR com teus bens.",
-                   "Dai, e será vos dado.")
+    bible = _bible("Levai os dízimos da colheita ao celeiro.", "Quem honra ao SENHOR com teus bens canta.",
+                   "Partilhai o pão com alegria.")
     labels = ToneLabels.build(bible, None)  # retrieval/data/tones.toml
     assert [sorted(labels.of(p)) for p in range(3)] == [["culpa_pobreza"], ["culpa_pobreza"], []]
 
