@@ -23,7 +23,8 @@ _WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|di
                       r"gritou)\b)\w+")
 _WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
                               r"(?! (?:disse|falou|escreveu|perguntou|respondeu)\b)")
-_CALLED = re.compile(r"\bcomo (?:se )?chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+NAME_ASKED = r"\b(?:como (?:se )?chamava|qual (?:era |e )?o nome d[aeo])\b"  # "como (se) chamava", "qual o nome do"
+_CALLED = re.compile(NAME_ASKED)
 # the first, last or only one of a kind ("quem foi o primeiro cristão a morrer apedrejado")
 _WHO_WAS_FIRST = re.compile(r"\bquem (?:foi|era|e|eh) (?:o|a) (?:primeir|ultim|unic)[oa] \w+")
 # a kind of person and what they did, said without a question word ("o profeta q contou pro rei davi a história

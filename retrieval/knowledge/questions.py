@@ -9,6 +9,7 @@ from corpus.references import verses_of
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import (
+    NAME_ASKED,
     DescribedSettings,
     Mentions,
     asks_for_someone_described,
@@ -52,8 +53,7 @@ _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|g
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
-_NAME_OF_KIN = re.compile(r"\b(?:como (?:se )?chamava|qual (?:era |e )?o nome d[aeo]) (?:(?:o|a) )?(?P<kin>\w+) "
-                          r"d[aeo]s? \w")
+_NAME_OF_KIN = re.compile(NAME_ASKED + r" (?:(?:o|a) )?(?P<kin>\w+) d[aeo]s? \w")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
@@ -63,7 +63,7 @@ _ABOUT_SOMEONE = re.compile(
     r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
     r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b"
     # someone's name asked for: "como se chamava a mãe de Samuel", "qual o nome do sogro de Moisés"
-    r"|\bcomo (?:se )?chamava\b|\bqual (?:era |e )?o nome d[aeo]\b")
+    r"|" + NAME_ASKED)
 
 
 @dataclass
