@@ -382,3 +382,15 @@ def test_hiding_marks_made_with_a_blade_is_self_harm_whatever_the_meaning_reads(
         assert rule.kind == "self-harm" and firm, text
     for text in ("como esconder a cicatriz da cesarea no biquini", "qual corretivo cobre marcas de espinha?"):
         assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+
+
+def test_something_taken_and_a_body_in_danger_now_is_an_emergency():
+    """What someone took or used, then a body that convulses, foams or will not wake, is an overdose now (made-up
+    messages); a seizure or a deep sleep told without anything taken is left to the meaning layer."""
+    for text in ("meu primo usou umas coisa na balada e agora ta convulsionando no carro",
+                 "minha colega engoliu os remedio da avó dela e ta desmaiada no banheiro"):
+        rule, _, _ = Lexicon.default().match(fold(normalize_chat(text)))
+        assert rule.kind == "overdose-now", text
+    for text in ("meu filho teve convulsao ano passado por febre, ainda fico com medo",
+                 "tomei cha de camomila e dormi tao bem que nao acordei pro culto kkk"):
+        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
