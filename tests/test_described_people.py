@@ -149,3 +149,14 @@ def test_the_shipped_descriptions_name_known_people_never_by_their_own_name(bliv
     bible = {tuple(w[i:i + run]) for v in blivre.verses for w in [words(v.text)] for i in range(len(w) - run + 1)}
     assert [t for _, t in descriptions for w in [words(t)] if any(tuple(w[i:i + run]) in bible
                                                                   for i in range(len(w) - run + 1))] == []
+
+
+def test_someone_described_first_then_asked_for_is_asked_for():
+    assert asks_for_someone_described("tinha uma mulher q vendia purpura e recebeu paulo, quem era?",
+                                      SETTINGS.kinds) == ["tinha", "uma", "mulher"]
+    assert asks_for_someone_described("tem um homem antes do diluvio que andava com deus. quem é ele?",
+                                      SETTINGS.kinds) == ["tem", "um", "homem"]
+    assert asks_for_someone_described("jefte é aquele q sacrificou a filha? quem era ele",
+                                      SETTINGS.kinds) == ["jefte", "e", "aquele"]  # named first: told apart later
+    assert asks_for_someone_described("meu pai q morreu, quem era ele pra voce", SETTINGS.kinds) is None  # no close
+    assert asks_for_someone_described("tinha uma mulher na minha rua que vendia bolo", SETTINGS.kinds) is None

@@ -336,7 +336,11 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     ("salomão mandou partir a criança ao meio pra saber quem era a mãe verdadeira", "historia", "1KI.3.27"),
     # a name asked for is a person asked about, a relative over a passage that names them ("O chamado de Samuel")
     ("como se chamava a mae de samuel", "pessoa", "1SA.1.2"),
-    ("como chamava o sogro do moises, aquele q deu conselho pra ele", "pessoa", "EXO.18.1")])
+    ("como chamava o sogro do moises, aquele q deu conselho pra ele", "pessoa", "EXO.18.1"),
+    # someone described by a kind of someone named, or described before "quem era" (were Paulo and Jacó, "Israel")
+    ("quem era o medico amigo de Paulo?", "pessoa", "COL.4.14"),
+    ("tinha uma mulher q era juiza de israel, qm era ela?", "pessoa", "JDG.4.4"),
+    ("isaque casou com quem", "pessoa", "GEN.24.15")])  # a spouse asked beside the name (was turned away)
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()
@@ -346,6 +350,9 @@ def test_what_is_asked_is_understood(full, question, mode, expected):
 
 @pytest.mark.parametrize(("question", "first"), [
     ("me conta a história de sansão", "JDG.13.1"),  # the passage named alone: from its start
+    ("quem foi a rainha ester", "EST.2.4"),  # who she was: from where she comes in (was Xerxes' banquet)
+    # a verse typed from memory inside the passage its words name: from that verse (was Psalm 37 from verse 1)
+    ("entrega o teu caminho ao senhor, confia nele q ele age. em q salmo ta isso?", "PSA.37.5"),
     ("na história de sansão, como foi quando ele achou mel dentro do leão morto?", "JDG.14.5"),
     ("na história de davi e golias, o que davi disse pro gigante antes de atirar a pedra?", "1SA.17.46")])
 def test_a_question_about_one_moment_of_a_long_passage_reads_it_from_there(full, question, first):

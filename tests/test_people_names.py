@@ -69,3 +69,20 @@ def test_words_people_say_often_are_never_a_name_typed_off():
     spoken = spoken_words()
     assert {"escola", "maluco", "acabei", "abraco"} <= spoken  # folded, from the Portuguese frequencies
     assert "mefibozete" not in spoken and "zakeu" not in spoken
+
+
+def test_a_spouse_or_relatives_asked_beside_the_name_are_the_relative():
+    isaque = Person("isaac_1", "Isaac", "isaque", "Isaque", frozenset(), tuple(range(10, 40)), (), "Male",
+                    (("partners", "rebeca", 5),))
+    rebeca = Person("rebekah_1", "Rebekah", "rebeca", "Rebeca", frozenset(), tuple(range(50, 55)), (), "Female",
+                    (("partners", "isaque", 30),))
+    moises = Person("moses_1", "Moses", "moises", "Moisés", frozenset(), tuple(range(100, 160)), (), "Male",
+                    (("siblings", "arao", 8),))
+    arao = Person("aaron_1", "Aaron", "arao", "Arão", frozenset(), tuple(range(200, 208)), (), "Male")
+    index = PeopleIndex([isaque, rebeca, moises, arao], [])
+    assert index.relative(isaque, "isaque casou com quem".split()) is rebeca
+    assert index.relative(isaque, "com quem isaque casou".split()) is rebeca
+    assert index.relative(rebeca, "rebeca era casada com quem".split()) is isaque
+    assert index.relative(moises, "moises tinha irmaos quem eram".split()) is arao
+    assert index.relative(moises, "moises tinha medo de falar".split()) is None  # had no relative: himself
+    assert index.relative(isaque, "o que isaque fez".split()) is None

@@ -39,6 +39,10 @@ THAT_WITHIN = 12  # words after the kind
 # kind is one of the gendered words of described.toml, the next word no "é"/"era" (which asks what, not who)
 _WHICH_ONE = re.compile(r"^(?:\w+ ){0,3}?qual (?:foi |era )?(?:o |a )?(?P<kind>\w+) (?:q |que )?"
                         r"(?!(?:e|era|eh|o|a|de|da|do)\b)\w+")
+# someone described first, then asked for ("tinha uma mulher q vendia púrpura…, qm era?", "sabe o homem que… ? quem
+# é ele"): a kind of person near the start (`_described_then_asked`), "quem era" closing the message
+_THEN_WHO = re.compile(r" quem (?:era|e|eh|foi|sao|eram)(?: (?:ela|ele|elas|eles|essa|esse|mesmo|mesma|entao))?$")
+KIND_WITHIN = 5  # words before the kind
 _SENTENCES = re.compile(r"[.?!;:]+")
 _WORD = re.compile(r"\w+")
 
@@ -91,7 +95,19 @@ def asks_for_someone_described(text: str, kinds: frozenset[str] = frozenset()) -
         which = _WHICH_ONE.search(said)
         if which is not None and which.group("kind") in kinds:
             return [which.group("kind")]
-    return None
+    return _described_then_asked(words_of(text), kinds)
+
+
+def _described_then_asked(said: str, kinds: frozenset[str]) -> list[str] | None:
+    """The words up to a kind of person that opens the message ("jefte é aquele…" names Jefté first), when "que"
+    follows it within a few words and "quem era" ends the message."""
+    if not _THEN_WHO.search(said):
+        return None
+    words = said.split()
+    at = next((i for i, w in enumerate(words[:KIND_WITHIN + 1]) if w in kinds), None)
+    if at is None or not _THAT.intersection(words[at + 1:at + 1 + KIND_WITHIN]):
+        return None
+    return words[:at + 1]
 
 
 def described_without_asking(text: str, kinds: frozenset[str]) -> list[str] | None:
@@ -139,15 +155,15 @@ class Mentions:
     def most_spoken_of(self, positions: list[int], said_words: set[str], gender: str,
                        settings: DescribedSettings) -> Person | None:
         """The person the verses (best first) speak of, each verse's vote weighted by its rank, leaving out
-        God, Jesus and whoever the message names; None unless one holds ``share`` of the votes over at least
-        ``verses`` verses, ``ahead`` times the next one's."""
+        God, Jesus and whoever the message names (by any name: "Israel" for Jacob); None unless one holds
+        ``share`` of the votes over at least ``verses`` verses, ``ahead`` times the next one's."""
         votes: dict[str, float] = defaultdict(float)
         seen: dict[str, int] = defaultdict(int)
         by_id: dict[str, Person] = {}
         for rank, position in enumerate(positions):
             for person in {p.id: p for p in self.at(position)}.values():
-                if person.id.startswith(DIVINE) or person.name in said_words or \
-                        gender and person.gender and person.gender != gender:
+                named = person.name in said_words or said_words.intersection(person.called)
+                if person.id.startswith(DIVINE) or named or gender and person.gender and person.gender != gender:
                     continue
                 votes[person.id] += 1.0 / (rank + 3)
                 seen[person.id] += 1

@@ -54,6 +54,8 @@ _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|g
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
 _NAME_OF_KIN = re.compile(NAME_ASKED + r" (?:(?:o|a) )?(?P<kin>\w+) d[aeo]s? \w")
+# someone asked for by a kind that is no kinship, of someone named ("quem era o médico amigo de Paulo"): not Paulo
+_KIND_OF_SOMEONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:o|a) (?:\w+ )?(?P<kind>\w+) (?:\w+ )?d[aeo]s? \w+")
 _ABOUT_SOMEONE = re.compile(
     r"\b(?:fala|fale|conta|conte|explica|explique)\b(?: \w+){0,3} (?:de|do|da|sobre)\b"
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
@@ -62,6 +64,9 @@ _ABOUT_SOMEONE = re.compile(
     r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))"
     r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
     r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b"
+    # a spouse or relatives asked of someone: "Isaque casou com quem?", "Moisés tinha irmãos?"
+    r"|\bcasou com quem\b|\bcom quem (?:\w+ )?(?:casou|era casad[oa])\b"
+    r"|\b(?:tinha|teve) (?:irmaos|irmas|filhos|filhas|esposa|marido)\b"
     # someone's name asked for: "como se chamava a mãe de Samuel", "qual o nome do sogro de Moisés"
     r"|" + NAME_ASKED)
 
@@ -98,7 +103,8 @@ class Knowledge:
         kin = self.people.relative(asked_for, words) if asked_for is not None else None  # "a mãe de Samuel"
         if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)
                                   and kin is None):
-            return self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?": Apolo
+            result = self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?"
+            return self._from_introduction(retriever, result, asked_for) if who_asked and asked_for else result
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
         unsure = intent is None or intent.confidence < THEME_OVER_GREETING  # "graça e paz!" greets
@@ -148,6 +154,10 @@ class Knowledge:
         if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION, TEACHING):
             return None  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
         how, asked = "asked", asks_for_someone_described(plan.text, self._describing.kinds)
+        of = _KIND_OF_SOMEONE.search(said)
+        if asked is None and of is not None and of.group("kind") in self._describing.kinds and \
+                of.group("kind") not in asked_kinship():
+            return "asked"
         if asked is None:
             how, asked = "told", described_without_asking(plan.text, self._describing.kinds)
         if asked is None or self.people.names_anyone(asked):
@@ -220,8 +230,28 @@ class Knowledge:
 
     def _passage(self, retriever, plan, named, understood) -> SearchResult:
         result = self.passage(retriever, plan.original, named, plan.scope, understood)
-        start = self._part_asked(retriever, plan, named, [retriever.bible.position(*h.verse.key) for h in result.hits])
+        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
+        start = self._verse_remembered(retriever, plan, positions) or \
+            self._part_asked(retriever, plan, named, positions)
         return replace(result, hits=result.hits[start:]) if start else result
+
+    @staticmethod
+    def _verse_remembered(retriever, plan, positions: list[int]) -> int:
+        """Where the verse typed from memory lies in the passage its words name ("entrega teu caminho pro senhor,
+        confia q ele faz. salmo qual?": Psalm 37 from verse 5); 0 (from the start) when none is."""
+        if retriever.remembered is None or plan.scope is not None:
+            return 0
+        said = retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
+        return next((positions.index(p) for p in said if p in positions), 0)
+
+    def _from_introduction(self, retriever, result: SearchResult, person) -> SearchResult:
+        """A passage named for the person asked about ("quem foi a rainha Ester?"), read from a little before
+        where the person comes in (Ester 2:4, not the banquet of Xerxes that opens the book)."""
+        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
+        introduction = self.people.introduction(person)
+        if introduction not in positions or positions.index(introduction) <= PART_LEAD:
+            return result
+        return replace(result, hits=result.hits[positions.index(introduction) - PART_LEAD:])
 
     def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
         """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um
