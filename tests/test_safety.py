@@ -33,6 +33,7 @@ NOT_CRISIS = [
     "essa prova tá me matando",
     "to morrendo de fome",
     "quero morrer de vergonha kkk",
+    "vou me matar de treinar pra maratona",
     "meu pai morreu ano passado e sinto saudade",
     "como matar a fome dos pobres?",
     "estou triste hoje",
