@@ -340,7 +340,8 @@ def test_famous_verses_typed_from_memory_come_back_first(full):
     # someone described by a kind of someone named, or described before "quem era" (were Paulo and Jacó, "Israel")
     ("quem era o medico amigo de Paulo?", "pessoa", "COL.4.14"),
     ("tinha uma mulher q era juiza de israel, qm era ela?", "pessoa", "JDG.4.4"),
-    ("isaque casou com quem", "pessoa", "GEN.24.15")])  # a spouse asked beside the name (was turned away)
+    ("isaque casou com quem", "pessoa", "GEN.24.15"),  # a spouse asked beside the name (was turned away)
+    ("a mae de samuel, aquela que orava no templo", "pessoa", "1SA.1.2")])  # a relative opens (was Samuel's call)
 def test_what_is_asked_is_understood(full, question, mode, expected):
     result = full.search(question)
     assert mode is None or result.mode == mode, result.as_dict()

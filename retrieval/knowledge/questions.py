@@ -32,6 +32,7 @@ SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells somethin
 NAME_SHARE = 0.4  # a name this much of a life told or a verse quoted is asked for all the same
 TEACHING_NAME_SHARE = 0.6
 DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the person was
+STORY_SPEAKS = 3  # a story found for a relative asked answers when one of its first verses names them
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
 PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
@@ -54,6 +55,8 @@ _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|g
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
 _NAME_OF_KIN = re.compile(NAME_ASKED + r" (?:(?:o|a) )?(?P<kin>\w+) d[aeo]s? \w")
+# a relative of someone named opens the message ("o filho do jonatas q era aleijado", "a mãe de samuel")
+_OPENS_WITH_KIN = re.compile(r"^(?:(?:e|tipo|aquele|aquela|sabe) )?(?:o|a) (?P<kin>\w+) d[aeo] \w")
 # someone asked for by a kind that is no kinship, of someone named ("quem era o médico amigo de Paulo"): not Paulo
 _KIND_OF_SOMEONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:o|a) (?:\w+ )?(?P<kind>\w+) (?:\w+ )?d[aeo]s? \w+")
 _ABOUT_SOMEONE = re.compile(
@@ -172,10 +175,15 @@ class Knowledge:
         question ("o soldado q escondeu…") only by the descriptions askers wrote, and never over a verse quoted
         or a story found."""
         said = words_of(plan.text)
+        positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
+        if (relative := self._relative_opening(plan, said, intent)) is not None:
+            told = [p for p in positions if relative in self._mentions.at(p)][:DESCRIBED_VERSES]
+            story = found.mode == "historia" and any(relative in self._mentions.at(p) for p in positions[:STORY_SPEAKS])
+            if not story:  # a story found that speaks of them from its first verses answers better
+                return self._person(retriever, plan, relative, intent.as_dict(), k, lead=told)
         how = self._described(plan, said, intent)
         if how is None or how == "told" and found.mode in ("citacao", "historia"):
             return None
-        positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
         gender = gender_asked(said, self._describing)
         spoken_of = frozenset(p.id for position in positions for p in self._mentions.at(position))
         person = self._described_by_askers(retriever, plan, gender, spoken_of) or (self._mentions.most_spoken_of(
@@ -184,6 +192,16 @@ class Knowledge:
             return None
         told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
         return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
+
+    def _relative_opening(self, plan, said: str, intent: Intent | None):
+        """The relative of someone named that opens a question about the Bible ("o filho do jonatas q era
+        aleijado": Mefibosete, not the story of Davi and Jônatas its words found); None otherwise."""
+        opening = _OPENS_WITH_KIN.match(said)
+        if opening is None or opening.group("kin") not in asked_kinship() or intent is None or \
+                intent.name in (SMALLTALK, SITUATION, TEACHING):
+            return None
+        named = self.people.find(said.split(), plan.text)
+        return self.people.relative(named, said.split()) if named is not None else None
 
     def _described_by_askers(self, retriever, plan, gender: str, spoken_of: frozenset[str]):
         """The person the nearest descriptions askers wrote name (retrieval/knowledge/described_people.py), of
