@@ -15,6 +15,7 @@ from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
+from retrieval.knowledge.relatives import relative_asked
 from retrieval.knowledge.spelling import NameSpelling, spoken_words
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
@@ -29,9 +30,6 @@ DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é
 SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
 BARE_NAME_VERSES = 2  # verses naming someone whose name, typed alone as the Bible writes it, asks for them ("zaqueu")
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
-MARRIED = frozenset({"casou", "casado", "casada", "casaram", "casar"})  # beside a name: the spouse is asked
-HAD = frozenset({"tinha", "teve", "tem"})  # "Moisés tinha irmãos?": the relative is asked
-KIN_PLURAL = {"irmaos": "irmao", "irmas": "irma", "filhos": "filho", "filhas": "filha"}
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
 MIN_COVERAGE = 0.3  # share of a person's verses that must hold the aligned name
 OWN_SPELLING = 0.8  # a name spelled this much like the English one is the person's own, never a companion's
@@ -225,38 +223,8 @@ class PeopleIndex:
                    for w in folded_words)
 
     def relative(self, person: Person, folded_words: list[str]) -> Person | None:
-        """The relative the question asks for instead ("quem era o pai de João Batista?", "Isaque casou com quem?",
-        "Moisés tinha irmãos?"): one relative of that kind in the data, or one far better known."""
-        kind = asked_kinship().get(self._kinship_asked(person, folded_words) or "")
-        if kind is None:
-            return None
-        steps, gender = kind
-        found = {person.id: person}
-        for n, columns in enumerate(steps):  # the gender the word tells is the last relative's
-            found = {p.id: p for q in found.values()
-                     for p in self._related(q, columns, gender if n == len(steps) - 1 else "")}
-        ranked = sorted(found.values(), key=lambda p: -len(p.positions))
-        if len(ranked) == 1 or len(ranked) > 1 and len(ranked[0].positions) >= 2 * len(ranked[1].positions):
-            return ranked[0]  # the only one, or the one the Bible speaks of far more (Sara, of Abraão's)
-        return None
-
-    def _kinship_asked(self, person: Person, words: list[str]) -> str | None:
-        """The word of kinship asked of the person: said right before the name ("o pai de João"), a marriage
-        said beside it ("com quem Isaque casou": the spouse), or had ("Moisés tinha irmãos?")."""
-        names = {person.name, *person.also}
-        for i, word in enumerate(words[:-2]):
-            if word in asked_kinship() and words[i + 1] in ("de", "do", "da") and \
-                    names.intersection(words[i + 2:i + 4]):
-                return word
-        for i, word in enumerate(words):
-            if word not in names:
-                continue
-            if MARRIED.intersection(words[max(0, i - 3):i + 4]):
-                return "esposa" if person.gender == "Male" else "marido" if person.gender == "Female" else None
-            after = words[i + 1:i + 4]
-            if after and after[0] in HAD:
-                return next((KIN_PLURAL.get(w, w) for w in after[1:] if KIN_PLURAL.get(w, w) in asked_kinship()), None)
-        return None
+        """The relative the question asks for instead of the person named (retrieval/knowledge/relatives.py)."""
+        return relative_asked(person, folded_words, self._related)
 
     def _related(self, person: Person, columns: tuple[str, ...], gender: str) -> list[Person]:
         """The person's relatives in these FAMILY columns (of this gender, when given)."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from corpus.references import verses_of
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import (
@@ -19,13 +18,13 @@ from retrieval.knowledge.described import (
 )
 from retrieval.knowledge.described_people import DescribedPeople
 from retrieval.knowledge.homonyms import asked_kinship
+from retrieval.knowledge.passage_reading import PassageReading, beyond_names, passage_result
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
-from retrieval.results import OK, REFERENCE, SearchResult
+from retrieval.results import OK, SearchResult
 from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
 from retrieval.understand.message import asks_for_teaching
 
-MAX_PASSAGE_VERSES = 200
 SMALLTALK_CONFIDENCE = 0.5
 THEME_OVER_GREETING = 0.85  # below this, two or three theme words ask for the theme, not a greeting
 SMALLTALK_MAX_WORDS = 12  # small talk is short; a longer message tells something
@@ -35,10 +34,6 @@ DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the
 STORY_SPEAKS = 3  # a story found for a relative asked answers when one of its first verses names them
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
-PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
-# words described.toml's palavras_do_feito asks beyond the passage's names)…
-PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
-PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
 LIFE_SURE = 0.7  # a life told this surely is cared for, even when it likens itself to a story ("igual ao pródigo")
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
@@ -84,12 +79,14 @@ class Knowledge:
     _mentions: Mentions | None = field(default=None, init=False, repr=False)
     _by_id: dict = field(default_factory=dict, init=False, repr=False)
     _describing: DescribedSettings | None = field(default=None, init=False, repr=False)
+    _reading: PassageReading | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.people is not None:
             self._mentions = Mentions([p for same in self.people.by_name.values() for p in same])
             self._by_id = {p.id: p for same in self.people.by_name.values() for p in same}
             self._describing = described_settings()
+        self._reading = PassageReading(self.passages, self.people, self._describing)
 
     def answer(self, retriever, plan, intent: Intent | None, k: int) -> SearchResult | None:
         words = words_of(plan.text).split()
@@ -107,7 +104,8 @@ class Knowledge:
         if named is not None and (asked_for is None or asked_for.name in self.passages.words_of_names(named)
                                   and kin is None):
             result = self._passage(retriever, plan, named, understood)  # "quem foi Apolo na igreja primitiva?"
-            return self._from_introduction(retriever, result, asked_for) if who_asked and asked_for else result
+            return self._reading.from_introduction(retriever, result, asked_for) if who_asked and asked_for \
+                else result
         # a word or two that are Scripture's own words for a theme ("paz", "amor e paz") ask for that theme
         vocabulary = {word for concept in plan.concepts for word in concept.vocabulary}
         unsure = intent is None or intent.confidence < THEME_OVER_GREETING  # "graça e paz!" greets
@@ -215,16 +213,13 @@ class Knowledge:
     def _deed_asked(self, retriever, plan, person, content: list[str]) -> list[int]:
         """The person's verses (those naming them and their events') that the search finds for what the question
         asks of them beyond who they were ("o que Saul fez de tão errado…": 1 Sm 15:23); none for "quem foi Saul?"."""
-        asked = self._beyond(content, {person.name, *person.qualifiers, *person.also, *person.called})
+        asked = beyond_names(content, {person.name, *person.qualifiers, *person.also, *person.called},
+                             self._describing.frame)
         if len(asked) < self._describing.deed_words:
             return []
         theirs = set(person.positions) | {p for _, positions in person.events for p in positions}
         found = retriever.search_positions(plan, DEED_POOL)
         return [p for p in found if p in theirs][:DEED_VERSES]
-
-    def _beyond(self, words: list[str], names) -> list[str]:
-        """The words a question says beyond the names it asks about and the frame of any question ("quem", "foi")."""
-        return [w for w in words if w not in names and w not in self._describing.frame and len(w) > 2]
 
     def _person(self, retriever, plan, person, understood, k: int, homonyms=(), lead=(), asked=()) -> SearchResult:
         """The person's key passages, best known first (after ``lead``, the verses that answered a description;
@@ -240,53 +235,10 @@ class Knowledge:
 
     @staticmethod
     def passage(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
-        """The named passage's verses, in order, as one text."""
-        positions = [retriever.bible.position(*v.key) for v in verses_of(named.reference, retriever.bible)]
-        hits = [retriever._hit(p, 1.0, {"passagem": i + 1}) for i, p in enumerate(positions[:MAX_PASSAGE_VERSES])]
-        return SearchResult(query, REFERENCE, hits, scope, mode="passagem", total=len(positions),
-                            intent=understood, named=named.name)
+        return passage_result(retriever, query, named, scope, understood)
 
     def _passage(self, retriever, plan, named, understood) -> SearchResult:
-        result = self.passage(retriever, plan.original, named, plan.scope, understood)
-        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
-        start = self._verse_remembered(retriever, plan, positions) or \
-            self._part_asked(retriever, plan, named, positions)
-        return replace(result, hits=result.hits[start:]) if start else result
-
-    @staticmethod
-    def _verse_remembered(retriever, plan, positions: list[int]) -> int:
-        """Where the verse typed from memory lies in the passage its words name ("entrega teu caminho pro senhor,
-        confia q ele faz. salmo qual?": Psalm 37 from verse 5); 0 (from the start) when none is."""
-        if retriever.remembered is None or plan.scope is not None:
-            return 0
-        said = retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
-        return next((positions.index(p) for p in said if p in positions), 0)
-
-    def _from_introduction(self, retriever, result: SearchResult, person) -> SearchResult:
-        """A passage named for the person asked about ("quem foi a rainha Ester?"), read from a little before
-        where the person comes in (Ester 2:4, not the banquet of Xerxes that opens the book)."""
-        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
-        introduction = self.people.introduction(person)
-        if introduction not in positions or positions.index(introduction) <= PART_LEAD:
-            return result
-        return replace(result, hits=result.hits[positions.index(introduction) - PART_LEAD:])
-
-    def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
-        """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um
-        leão e achou mel?"): a little before the verse that holds the most of what it says beyond the passage's
-        names (two words at least, more than any of the first verses holds), the nearest such one; 0 (from the
-        start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
-        if self._describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
-            return 0
-        said = self._beyond([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS],
-                            self.passages.words_of_names(named))
-        asked = list({group[0]: group for group in plan.alternatives if group and group[0] in said}.values())
-        held = retriever.lexical.coordination(asked)[positions]
-        most = int(held.max()) if asked else 0
-        if most < self._describing.deed_words or most <= held[:PART_SHOWN].max():
-            return 0
-        moment = [i for i, count in enumerate(held) if count == most]
-        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])] - PART_LEAD
+        return self._reading.read(retriever, plan, named, understood)
 
     def _named(self, plan, intent: Intent | None, words: list[str], retriever):
         """The passage the message names: asked for by its name, inside the scope asked, not a life told or a

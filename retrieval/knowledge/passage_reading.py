@@ -1,0 +1,83 @@
+"""A named passage read from where the question asks: its start, the moment asked about ("Sansão achou mel no
+leão morto?"), the verse typed from memory inside it, or where the person asked about comes in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from corpus.references import verses_of
+from retrieval.index.lexical import STOPWORDS
+from retrieval.knowledge.described import DescribedSettings
+from retrieval.knowledge.passages import NamedPassages
+from retrieval.knowledge.people import PeopleIndex
+from retrieval.results import REFERENCE, SearchResult
+
+MAX_PASSAGE_VERSES = 200
+PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
+# words described.toml's palavras_do_feito asks beyond the passage's names)…
+PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
+PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
+
+
+def passage_result(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
+    """The named passage's verses, in order, as one text."""
+    positions = [retriever.bible.position(*v.key) for v in verses_of(named.reference, retriever.bible)]
+    hits = [retriever._hit(p, 1.0, {"passagem": i + 1}) for i, p in enumerate(positions[:MAX_PASSAGE_VERSES])]
+    return SearchResult(query, REFERENCE, hits, scope, mode="passagem", total=len(positions),
+                        intent=understood, named=named.name)
+
+
+def beyond_names(words: list[str], names, frame: frozenset[str]) -> list[str]:
+    """The words a question says beyond the names it asks about and the frame of any question ("quem", "foi")."""
+    return [w for w in words if w not in names and w not in frame and len(w) > 2]
+
+
+@dataclass(frozen=True)
+class PassageReading:
+    """Where a named passage is read from, by what the question says beside its name."""
+
+    passages: NamedPassages | None
+    people: PeopleIndex | None
+    describing: DescribedSettings | None
+
+    def read(self, retriever, plan, named, understood) -> SearchResult:
+        result = passage_result(retriever, plan.original, named, plan.scope, understood)
+        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
+        start = self._verse_remembered(retriever, plan, positions) or \
+            self._part_asked(retriever, plan, named, positions)
+        return replace(result, hits=result.hits[start:]) if start else result
+
+    def from_introduction(self, retriever, result: SearchResult, person) -> SearchResult:
+        """A passage named for the person asked about ("quem foi a rainha Ester?"), read from a little before
+        where the person comes in (Ester 2:4, not the banquet of Xerxes that opens the book)."""
+        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
+        introduction = self.people.introduction(person)
+        if introduction not in positions or positions.index(introduction) <= PART_LEAD:
+            return result
+        return replace(result, hits=result.hits[positions.index(introduction) - PART_LEAD:])
+
+    @staticmethod
+    def _verse_remembered(retriever, plan, positions: list[int]) -> int:
+        """Where the verse typed from memory lies in the passage its words name ("entrega teu caminho pro senhor,
+        confia q ele faz. salmo qual?": Psalm 37 from verse 5); 0 (from the start) when none is."""
+        if retriever.remembered is None or plan.scope is not None:
+            return 0
+        said = retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
+        return next((positions.index(p) for p in said if p in positions), 0)
+
+    def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
+        """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um
+        leão e achou mel?"): a little before the verse that holds the most of what it says beyond the passage's
+        names (two words at least, more than any of the first verses holds), the nearest such one; 0 (from the
+        start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
+        if self.describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
+            return 0
+        said = beyond_names([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS],
+                            self.passages.words_of_names(named), self.describing.frame)
+        asked = list({group[0]: group for group in plan.alternatives if group and group[0] in said}.values())
+        held = retriever.lexical.coordination(asked)[positions]
+        most = int(held.max()) if asked else 0
+        if most < self.describing.deed_words or most <= held[:PART_SHOWN].max():
+            return 0
+        moment = [i for i, count in enumerate(held) if count == most]
+        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])] - PART_LEAD
