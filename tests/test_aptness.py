@@ -69,6 +69,19 @@ def test_the_harm_share_depends_on_the_reader_not_only_the_verse():
     assert hungry[1, share] < hungry[0, share]
     assert m.features(unit(0, 0, 0.3, 1), [1], exclude=m.situations["hunger"])[0, share] < 0.1
 
+
+
+def test_a_verse_judged_tone_deaf_for_many_readers_carries_that_rate_to_any_reader():
+    # verse 1 wounded two of its three readers, verse 3 helped both of its own; a new reader far from all of them
+    m = memory([("a", HUNGER, 1, -1), ("b", GRIEF, 1, -1), ("c", GRIEF, 1, 2), ("a", HUNGER, 3, 2),
+                ("b", GRIEF, 3, 2)])
+    apt, harm = MEMORY_FEATURES.index("verse_apt_rate"), MEMORY_FEATURES.index("verse_harm_rate")
+    rows = m.features(unit(0, 1, 0, 0), [1, 3, 0])
+    assert rows[0, harm] > rows[2, harm] > rows[1, harm]  # the unjudged verse 0 sits at the overall rate
+    assert rows[1, apt] > rows[2, apt] > rows[0, apt]
+    assert m.features(unit(0, 1, 0, 0), [1], exclude=m.situations["c"])[0, harm] > rows[0, harm]
+
+
 def model_weighing(feature: str, weight: float, harm_feature: str = "knn_harm") -> AptnessModel:
     def linear(names, name, w):
         weights = np.array([w if n == name else 0.0 for n in names], np.float32)

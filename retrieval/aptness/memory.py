@@ -21,8 +21,9 @@ NEIGHBOURS = 12  # graded messages whose apt verses the memory channel offers
 NEAREST = 160  # exemplar pairs whose message is closest: only these are compared verse by verse
 HARM_SHARPNESS = 4.0  # the harm share's message kernel, softer: a situation like this one counts, not only its twin
 HARM_NEAREST = 1000  # pairs the harm share weighs (closest messages first)
+PRIOR = 2.0  # pseudo-judgements (at the overall rates) that temper a verse's own rates over few judgements
 MEMORY_FEATURES = ("knn_apt", "knn_weak", "knn_off", "knn_harm", "same_apt", "same_harm", "knn_grade",
-                   "harm_share", "harm_mass")
+                   "harm_share", "harm_mass", "verse_apt_rate", "verse_harm_rate")
 
 
 class VerseVectors:
@@ -139,6 +140,24 @@ class GradeMemory:
         out[:, 5] = (same * weight[None, :] * (grades == -1)[None, :]).max(axis=1)
         total = both.sum(axis=1)
         out[:, 6] = np.where(total > 1e-9, (both * grades[None, :]).sum(axis=1) / np.maximum(total, 1e-9), 0.5)
+        out[:, 9:11] = self._verse_rates(positions, exclude)
+        return out
+
+    def _verse_rates(self, positions: Sequence[int], exclude: int | None) -> np.ndarray:
+        """Per candidate, whoever asks: the shares of its judgements that found it apt and tone-deaf (smoothed
+        towards the overall rates; a verse judged harmful for many pains, such as a call to rejoice, scores high)."""
+        keep = self.pair_situation != exclude if exclude is not None else np.ones(len(self.pair_grade), bool)
+        position, grade = self.pair_position[keep], self.pair_grade[keep]
+        wanted = np.asarray(positions)
+        row = {p: i for i, p in enumerate(wanted.tolist())}
+        inside = np.isin(position, wanted)
+        index = np.array([row[p] for p in position[inside].tolist()], dtype=np.int64)
+        graded = np.bincount(index, minlength=len(wanted)).astype(np.float32)
+        out = np.zeros((len(wanted), 2), np.float32)
+        for column, value in enumerate((2, -1)):
+            overall = float(np.mean(grade == value)) if len(grade) else 0.0
+            hits = np.bincount(index, weights=(grade[inside] == value).astype(np.float32), minlength=len(wanted))
+            out[:, column] = (hits + PRIOR * overall) / (graded + PRIOR)
         return out
 
     def _harm_share(self, cosine: np.ndarray, candidates: np.ndarray) -> np.ndarray:
