@@ -29,7 +29,7 @@ def trees(x_train, grade, x_test):
 
 
 def linear(x_train, grade, x_test):
-    return T.fit(x_train, grade == 2, T.C_APT).probability(x_test)
+    return T.fit(x_train, grade == 2, T.C_APT, T.APT_FEATURES).probability(x_test)
 
 
 def main() -> int:

@@ -141,6 +141,10 @@ def test_a_question_inside_a_life_told_keeps_its_order_but_not_what_would_wound(
     ranker = AptnessRanker(model_weighing("knn_apt", 4.0), features, candidates=3)
     assert ranker.unfit(fusion_of([9, 8, 7, 5])) == {9}
     assert ranker.unfit(fusion_of([])) == frozenset()
+    import dataclasses
+
+    said = dataclasses.replace(fusion_of([9, 8, 7, 5]), remembered=(9,))  # the verse the person quotes: asked for
+    assert ranker.unfit(said) == frozenset() and ranker.rerank("...", said)[1] == frozenset()
 
 
 def test_the_graded_messages_are_embedded_once_per_process_whatever_the_data_dir(tmp_path):

@@ -26,11 +26,13 @@ CHANNELS = ("need", "topical", "lexical", "dense", "memory")
 GROUPS = ("Lei", "Históricos", "Poéticos", "Profetas Maiores", "Profetas Menores", "Evangelhos", "Atos",
           "Cartas Paulinas", "Cartas Gerais", "Apocalipse")
 TONES = ("juizo", "morte", "esterilidade", "lei_sexual", "condicao", "pecado_condenado", "culpa_pobreza")
+VERSE_RATES = ("verse_apt_rate", "verse_harm_rate")  # whoever reads: the harm model's, never the order's
 HARM_FEATURES = ("verse_cosine", "votes", "words", *(f"tone_{t}" for t in ("juizo", "morte", "esterilidade",
                  "lei_sexual", "condicao", "pecado_condenado", "culpa_pobreza")), *MEMORY_FEATURES)
 FEATURES = ("fused_rank", "fused_log_rank", "fused_share", *(f"rank_{c}" for c in CHANNELS), "curated",
             "window_cosine", "verse_cosine", "verse_cosine_gap", "situation_score", "recognised", "votes",
             "words", *(f"group_{g}" for g in GROUPS), *(f"tone_{t}" for t in TONES), *MEMORY_FEATURES)
+APT_FEATURES = tuple(f for f in FEATURES if f not in VERSE_RATES)
 
 
 class AptnessModelError(ValueError):
@@ -171,7 +173,7 @@ class AptnessRanker:
         positions = [p for p, _ in head]
         apt, harm = self.scores(fusion, positions)
         order = blended(apt - self.model.harm_weight * harm, search_weight(self.model, fusion.intent))
-        unfit = self._vetoed(positions, harm)
+        unfit = self._vetoed(fusion, positions, harm)
         ranked = sorted(range(len(positions)), key=lambda i: -order[i])
         top = 1.0 + float(order.max() - order.min())
         reordered = [(positions[i], top + float(order[i])) for i in ranked]
@@ -183,10 +185,13 @@ class AptnessRanker:
         positions = [p for p, _ in fusion.fused[:self.candidates]]
         if not positions:
             return frozenset()
-        return self._vetoed(positions, self.model.harm.probability(self.features.rows(fusion, positions)))
+        return self._vetoed(fusion, positions, self.model.harm.probability(self.features.rows(fusion, positions)))
 
-    def _vetoed(self, positions: list[int], harm: np.ndarray) -> frozenset[int]:
-        return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold)
+    def _vetoed(self, fusion, positions: list[int], harm: np.ndarray) -> frozenset[int]:
+        """P(harm) at or above the threshold, never the verse the person says from memory ("todo mundo pecou e tá
+        longe da glória de Deus, isso é em Romanos?" asks for Romans 3:23, whatever it tells)."""
+        said = set(fusion.remembered)
+        return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold and p not in said)
 
 
 def search_weight(model: AptnessModel, intent) -> float:

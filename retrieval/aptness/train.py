@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from retrieval.aptness.grades import GradedPair, position_of
 from retrieval.aptness.memory import GradeMemory, VerseVectors
 from retrieval.aptness.ranker import (
+    APT_FEATURES,
     CANDIDATES,
     FEATURES,
     HARM_FEATURES,
@@ -117,7 +118,7 @@ def out_of_fold(data: Examples, harm_data: tuple[np.ndarray, np.ndarray, np.ndar
     apt, harm = np.zeros(len(data.grade)), np.zeros(len(data.grade))
     for f in range(FOLDS):
         train, test = fold != f, fold == f
-        apt[test] = fit(data.x[train], data.grade[train] == 2, C_APT).probability(data.x[test])
+        apt[test] = fit(data.x[train], data.grade[train] == 2, C_APT, APT_FEATURES).probability(data.x[test])
         held = {data.names[s] for s in np.unique(data.situation[test])}
         keep = ~np.isin(harm_situation, sorted(held))
         harm[test] = fit(harm_x[keep], harm_grade[keep] == -1, C_HARM, HARM_FEATURES).probability(data.x[test])
@@ -179,8 +180,9 @@ def train(retriever, pairs: list[GradedPair], index_dir: Path, cache_dir: Path, 
     log(f"modelo de dano: limiar {threshold:.3f}; afasta {np.mean(vetoed[data.grade == -1]):.2f} dos nocivos "
         f"e {np.mean(vetoed[data.grade == 2]):.2f} dos aptos")
     harm_model = fit(harm_data[0], harm_data[1] == -1, C_HARM, HARM_FEATURES)
-    model = AptnessModel(fit(data.x, data.grade == 2, C_APT), harm_model, round(threshold, 6), weight, search_weight,
-                         data_sha(pairs), frozenset(p.situation for p in pairs))
+    apt_model = fit(data.x, data.grade == 2, C_APT, APT_FEATURES)
+    model = AptnessModel(apt_model, harm_model, round(threshold, 6), weight, search_weight, data_sha(pairs),
+                         frozenset(p.situation for p in pairs))
     model.save(out, embedder=retriever.embedder.identity.slug,
                cross_validation={"search": _round(search), "ranker": _round(ranked)})
     log(f"modelo gravado em {out}")
