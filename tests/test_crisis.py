@@ -20,6 +20,11 @@ from retrieval.results import Hit, SearchResult, Status
 from retrieval.understand.chat import normalize_chat
 
 
+def lexicon_reads(text: str):
+    """The precise layer's reading of a message as it arrives (folded, chat spelling expanded)."""
+    return Lexicon.default().match(fold(normalize_chat(text)))
+
+
 def test_country_from_whatsapp_number_and_telegram_language():
     assert country_of_number("5511987654321") == "BR" and country_of_number("351912345678") == "PT"
     assert country_of_number("12025550123") == "US" and country_of_number("999") is None
@@ -350,38 +355,38 @@ def test_asking_how_much_of_a_medicine_or_poison_kills_is_firm_however_worded():
                  "qual seria a dose do clonazepam que é mortal",
                  "o chumbinho leva quanto tempo pra agir numa pessoa de 60kg?",
                  "quanto tempo demora o raticida numa pessoa adulta"):
-        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        rule, _, firm = lexicon_reads(text)
         assert rule.kind == "suicide-direct" and firm, text
     for text in ("quantos ml de dipirona pra uma criança de 18 kg com febre?",
                  "tenho prova de farmacologia sobre dose letal amanha, ora por mim",
                  "qual veneno de formiga posso usar na horta sem matar as abelhas"):
-        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+        assert lexicon_reads(text) is None, text
 
 
 def test_a_poison_swallowed_by_the_person_is_an_emergency_whatever_they_ask_next():
     for text in ("bebi um pouco do veneno de rato q tinha no quintal. quanto tempo demora pra fazer efeito?",
                  "tomei agua sanitaria faz 10 min, vou ficar bem?"):
-        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        rule, _, firm = lexicon_reads(text)
         assert rule.kind == "overdose-now" and firm, text
     for text in ("tomei um refri que e puro veneno kkk", "o veneno de rato q comprei nao funcionou, os ratos voltaram"):
-        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+        assert lexicon_reads(text) is None, text
 
 
 def test_what_amount_makes_the_heart_stop_is_asking_for_the_means_to_die():
-    rule, _, firm = Lexicon.default().match(fold(normalize_chat(
-        "qual remedio de pressao em quantidade grande faz o coração parar?")))
+    rule, _, firm = lexicon_reads(
+        "qual remedio de pressao em quantidade grande faz o coração parar?")
     assert rule.kind == "suicide-direct" and firm
     calm = "o remedio da pressao do meu pai deixa o coracao lento?"
-    assert Lexicon.default().match(fold(normalize_chat(calm))) is None
+    assert lexicon_reads(calm) is None
 
 
 def test_hiding_marks_made_with_a_blade_is_self_harm_whatever_the_meaning_reads():
     for text in ("como disfarço as marcas da lamina antes da consulta", "base cobre cicatriz de gilete?",
                  "tem jeito de esconder os riscos do pulso pra ir na praia"):
-        rule, _, firm = Lexicon.default().match(fold(normalize_chat(text)))
+        rule, _, firm = lexicon_reads(text)
         assert rule.kind == "self-harm" and firm, text
     for text in ("como esconder a cicatriz da cesarea no biquini", "qual corretivo cobre marcas de espinha?"):
-        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+        assert lexicon_reads(text) is None, text
 
 
 def test_something_taken_and_a_body_in_danger_now_is_an_emergency():
@@ -389,8 +394,8 @@ def test_something_taken_and_a_body_in_danger_now_is_an_emergency():
     messages); a seizure or a deep sleep told without anything taken is left to the meaning layer."""
     for text in ("meu primo usou umas coisa na balada e agora ta convulsionando no carro",
                  "minha colega engoliu os remedio da avó dela e ta desmaiada no banheiro"):
-        rule, _, _ = Lexicon.default().match(fold(normalize_chat(text)))
+        rule, _, _ = lexicon_reads(text)
         assert rule.kind == "overdose-now", text
     for text in ("meu filho teve convulsao ano passado por febre, ainda fico com medo",
                  "tomei cha de camomila e dormi tao bem que nao acordei pro culto kkk"):
-        assert Lexicon.default().match(fold(normalize_chat(text))) is None, text
+        assert lexicon_reads(text) is None, text
