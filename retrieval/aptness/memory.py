@@ -92,6 +92,7 @@ class GradeMemory:
         self.verses = verses
         self.situations = {name: i for i, name in enumerate(situations)}
         self.texts: dict[str, int] = {}  # message -> row of ``messages`` (filled by `build`)
+        self._judged = _judgements(self.pair_position, self.pair_grade)  # per position: judged, apt, tone-deaf
 
     @classmethod
     def build(cls, pairs: Sequence[GradedPair], position_of: Callable[[str], int | None], embed,
@@ -146,19 +147,17 @@ class GradeMemory:
     def _verse_rates(self, positions: Sequence[int], exclude: int | None) -> np.ndarray:
         """Per candidate, whoever asks: the shares of its judgements that found it apt and tone-deaf (smoothed
         towards the overall rates; a verse judged harmful for many pains, such as a call to rejoice, scores high)."""
-        keep = self.pair_situation != exclude if exclude is not None else np.ones(len(self.pair_grade), bool)
-        position, grade = self.pair_position[keep], self.pair_grade[keep]
+        judged = self._judged
+        if exclude is not None:  # training: the situation's own judgements left out
+            own = self.pair_situation == exclude
+            judged = judged - _judgements(self.pair_position[own], self.pair_grade[own], judged.shape[1])
+        total = judged.sum(axis=1)
         wanted = np.asarray(positions)
-        row = {p: i for i, p in enumerate(wanted.tolist())}
-        inside = np.isin(position, wanted)
-        index = np.array([row[p] for p in position[inside].tolist()], dtype=np.int64)
-        graded = np.bincount(index, minlength=len(wanted)).astype(np.float32)
-        out = np.zeros((len(wanted), 2), np.float32)
-        for column, value in enumerate((2, -1)):
-            overall = float(np.mean(grade == value)) if len(grade) else 0.0
-            hits = np.bincount(index, weights=(grade[inside] == value).astype(np.float32), minlength=len(wanted))
-            out[:, column] = (hits + PRIOR * overall) / (graded + PRIOR)
-        return out
+        counts = np.zeros((3, len(wanted)), np.float32)
+        inside = wanted < judged.shape[1]
+        counts[:, inside] = judged[:, wanted[inside]]
+        overall = total[1:] / max(total[0], 1.0)
+        return ((counts[1:] + PRIOR * overall[:, None]) / (counts[0] + PRIOR)).T
 
     def _harm_share(self, cosine: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Per candidate: tone-deaf grades' share of the kernel weight of the pairs nearest in message and verse
@@ -194,6 +193,14 @@ class GradeMemory:
                 apt.add(position)
         ranked = sorted((p for p in apt if votes[p] > 0 and (mask is None or mask[p])), key=lambda p: -votes[p])
         return ranked[:limit]
+
+
+def _judgements(positions: np.ndarray, grades: np.ndarray, size: int | None = None) -> np.ndarray:
+    """Rows (judged, apt, tone-deaf) of counts per corpus position."""
+    size = size if size is not None else (int(positions.max()) + 1 if len(positions) else 0)
+    rows = [np.bincount(positions, weights=weights, minlength=size)
+            for weights in (None, (grades == 2).astype(np.float64), (grades == -1).astype(np.float64))]
+    return np.stack(rows).astype(np.float32)
 
 
 _EMBEDDED: dict[str, np.ndarray] = {}
