@@ -9,6 +9,7 @@ import numpy as np
 
 from corpus.bible import Bible
 from corpus.references import exists, find_references, verses_of
+from retrieval.aptness.ranker import led
 from retrieval.cache import TTLCache
 from retrieval.channels import SearchChannels
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
@@ -238,10 +239,10 @@ class Retriever(SearchChannels, HitSelection):
         fusion = self.fuse(plan, intent, exclude)
         if fusion.turned_away:
             return SearchResult(plan.original, NO_EVIDENCE, [], plan.scope, signals=fusion.signals)
-        fused, unfit = fusion.fused, frozenset()
+        fused, unfit, apt = fusion.fused, frozenset(), {}
         if fusion.care:  # a life told: ordered by what judges found apt for the person (aptness/ranker.py)
             if self.aptness is not None and self.aptness.model is not None:
-                fused, unfit = self.aptness.rerank(plan.text, fusion, self)
+                fused, unfit, apt = self.aptness.rerank(plan.text, fusion, self)
         elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
             fused = ahead(self.relevance.rerank(plan, fusion), list(fusion.remembered))  # a verse remembered: first
         if fusion.teaching and fusion.intent is not None and self.aptness is not None and \
@@ -253,6 +254,9 @@ class Retriever(SearchChannels, HitSelection):
         asked = self.tones.named_in(plan.text) if guarded and not fusion.recognised else frozenset()
         hits, demoted = self._select(fused, fusion.ranks, fusion.similarity, k, fusion.need, guarded, asked,
                                      unfit)
+        if apt:  # of the three shown, the one judges would find most apt leads
+            hits = led(hits, {self.bible.verses[p].id: a for p, a in apt.items()},
+                       frozenset(self.bible.verses[p].id for p in fusion.remembered))
         mode = "historia" if fusion.told is not None else "citacao" if fusion.quote else \
             "ensino" if fusion.teaching else "cuidado" if fusion.recognised else ""
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=fusion.signals,

@@ -16,6 +16,7 @@ from retrieval.aptness.ranker import (
     AptnessModelError,
     AptnessRanker,
     LinearModel,
+    led,
 )
 from retrieval.aptness.train import data_sha, folds, harm_threshold
 from retrieval.results import Fusion
@@ -112,10 +113,21 @@ def fusion_of(positions: list[int]) -> Fusion:
 def test_the_ranker_orders_by_aptness_and_sets_aside_what_would_wound():
     features = Rows({7: {"knn_apt": 1.0}, 8: {"knn_apt": 0.5}, 9: {"knn_apt": 0.9, "knn_harm": 0.4}})
     ranker = AptnessRanker(model_weighing("knn_apt", 4.0), features, candidates=3)
-    fused, unfit = ranker.rerank("...", fusion_of([9, 8, 7, 5]))
+    fused, unfit, apt = ranker.rerank("...", fusion_of([9, 8, 7, 5]))
     assert [p for p, _ in fused] == [7, 8, 9, 5]  # 9 is apt but harm lowers it; 5 is past the candidates
     assert unfit == {9}
     assert fused[2][1] > fused[3][1]  # the ordered candidates stay above the rest
+    assert set(apt) == {7, 8, 9} and apt[7] > apt[9] > apt[8]  # P(apt) alone, harm aside
+
+
+def test_of_the_three_shown_the_most_apt_leads_unless_one_was_remembered():
+    from retrieval.results import Hit
+
+    hits = [Hit(i, i, "", 0.0) for i in ("A.1.1", "B.1.1", "C.1.1", "D.1.1")]
+    apt = {"A.1.1": 0.3, "B.1.1": 0.2, "C.1.1": 0.9, "D.1.1": 1.0}
+    assert [h.id for h in led(hits, apt)] == ["C.1.1", "A.1.1", "B.1.1", "D.1.1"]  # D is not among the three
+    assert [h.id for h in led(hits, apt, frozenset({"B.1.1"}))] == ["A.1.1", "B.1.1", "C.1.1", "D.1.1"]
+    assert led([], apt) == []
 
 
 def test_a_life_surely_told_leans_on_the_ranker_more_than_a_topic_asked():

@@ -10,6 +10,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -153,6 +154,12 @@ class AptnessFeatures:
         return self.rows(Fusion([], {}, {}, None, [], [], None, vector, False, False), positions, exclude)
 
 
+class Reranked(NamedTuple):
+    fused: list[tuple[int, float]]  # the candidates in the blended order
+    unfit: frozenset[int]  # what the harm model sets aside for this reader
+    apt: dict[int, float]  # P(apt) of each ordered candidate: who leads the three shown (see `led`)
+
+
 class AptnessRanker:
     """The judges' memory as a candidate channel; with a model, re-orders a life told's fused candidates by
     P(apt) - harm_weight * P(harm), blended with the search's order, and vetoes P(harm) >= threshold."""
@@ -166,10 +173,10 @@ class AptnessRanker:
         x = self.features.rows(fusion, positions)
         return self.model.apt.probability(x), self.model.harm.probability(x)
 
-    def rerank(self, text: str, fusion, retriever=None) -> tuple[list[tuple[int, float]], frozenset[int]]:
+    def rerank(self, text: str, fusion, retriever=None) -> Reranked:
         head = fusion.fused[:self.candidates]
         if not head:
-            return fusion.fused, frozenset()
+            return Reranked(fusion.fused, frozenset(), {})
         positions = [p for p, _ in head]
         apt, harm = self.scores(fusion, positions)
         order = blended(apt - self.model.harm_weight * harm, search_weight(self.model, fusion.intent))
@@ -177,7 +184,8 @@ class AptnessRanker:
         ranked = sorted(range(len(positions)), key=lambda i: -order[i])
         top = 1.0 + float(order.max() - order.min())
         reordered = [(positions[i], top + float(order[i])) for i in ranked]
-        return reordered + fusion.fused[self.candidates:], unfit
+        return Reranked(reordered + fusion.fused[self.candidates:], unfit,
+                        {p: float(a) for p, a in zip(positions, apt)})
 
     def unfit(self, fusion) -> frozenset[int]:
         """The candidates the harm model sets aside for this reader, the order left as it is (a question asked
@@ -192,6 +200,15 @@ class AptnessRanker:
         longe da glória de Deus, isso é em Romanos?" asks for Romans 3:23, whatever it tells)."""
         said = set(fusion.remembered)
         return frozenset(p for p, h in zip(positions, harm) if h >= self.model.harm_threshold and p not in said)
+
+
+def led(hits: list, apt: dict[str, float], keep: frozenset[str] = frozenset(), first: int = 3) -> list:
+    """The first ``first`` hits, most apt first by P(apt) of each verse id (the blend chose which three; the
+    model alone says which leads); when one of them is a verse the person remembered (``keep``), as they are."""
+    head = hits[:first]
+    if any(hit.id in keep for hit in head):
+        return hits
+    return sorted(head, key=lambda hit: -apt.get(hit.id, 0.0)) + hits[first:]
 
 
 def search_weight(model: AptnessModel, intent) -> float:

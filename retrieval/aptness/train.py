@@ -133,16 +133,20 @@ def harm_threshold(harm: np.ndarray, grade: np.ndarray) -> float:
 
 
 def situation_metrics(data: Examples, score: np.ndarray, vetoed: np.ndarray | None = None,
-                      search_weight: float | None = None) -> dict[str, float]:
+                      search_weight: float | None = None, lead: np.ndarray | None = None) -> dict[str, float]:
     """apt@3, first-apt and harm@3 over the graded candidates, ordered by ``score`` (vetoed rows last; blended
-    with the search's order when ``search_weight`` is given)."""
+    with the search's order when ``search_weight`` is given; the first three by ``lead`` when given, as
+    `ranker.led` orders them)."""
     apt3, first, harm3 = [], [], []
     for s in np.unique(data.situation):
         rows = np.flatnonzero(data.situation == s)
         rows = rows[np.argsort(data.order[rows], kind="stable")]
         key = score[rows] if search_weight is None else blended(score[rows], search_weight)
         key = key - (10.0 * vetoed[rows] if vetoed is not None else 0.0)
-        top = data.grade[rows[np.argsort(-key, kind="stable")][:3]]
+        chosen = rows[np.argsort(-key, kind="stable")][:3]
+        if lead is not None:
+            chosen = chosen[np.argsort(-lead[chosen], kind="stable")]
+        top = data.grade[chosen]
         apt3.append(float(np.sum(top == 2)) / 3)
         first.append(float(top[0] == 2))
         harm3.append(float(-1 in top))
@@ -171,7 +175,7 @@ def train(retriever, pairs: list[GradedPair], index_dir: Path, cache_dir: Path, 
     weight = 1.0
     vetoed = harm >= threshold
     search = situation_metrics(data, -data.order.astype(float))
-    ranked = situation_metrics(data, apt - weight * harm, vetoed, search_weight)
+    ranked = situation_metrics(data, apt - weight * harm, vetoed, search_weight, lead=apt)
     alone = situation_metrics(data, apt - weight * harm, vetoed)
     log(f"{len(data.names)} situações, {len(data.grade)} pares entre os candidatos "
         f"({int(np.sum(data.grade == 2))} aptos, {int(np.sum(data.grade == -1))} nocivos)")
