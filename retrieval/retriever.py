@@ -23,7 +23,7 @@ from retrieval.knowledge import stories
 from retrieval.knowledge.passages import words_of
 from retrieval.knowledge.questions import Knowledge
 from retrieval.knowledge.stories import StoryGuess
-from retrieval.knowledge.verbatim import VerbatimIndex
+from retrieval.knowledge.verbatim import RUN, VerbatimIndex, shares_run
 from retrieval.relevance.answered import FLOOR as ANSWERED_FLOOR
 from retrieval.relevance.model import orders
 from retrieval.results import NO_EVIDENCE, OK, REFERENCE, REFERENCE_MISSING, Fusion, SearchResult
@@ -53,6 +53,7 @@ INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 VERSE_BEFORE_REMARK_MARGIN = 0.2  # dense lead of a verse said before a remark over the next verses
 REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
+LIFE_SURE_PHRASE = 0.9  # a life told this surely holds a phrase, not a quotation, when it shares just RUN words
 LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 STORY_LEAD = 3  # a story retold: this many of its verses (nearest the message) come first
 
@@ -288,6 +289,9 @@ class Retriever(SearchChannels, HitSelection):
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         said = self.lexical_verbatim(plan, own_scores, dense, mask)  # a verse held word for word
+        if said and intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_SURE_PHRASE:
+            # "ela disse que eu não devia falar mal de um homem de Deus, que…": the teller's phrase, not a verse
+            said = [p for p in said if shares_run(plan.text, self.bible.verses[p].text, RUN + 1)]
         remembered = [] if said else self._remembered(plan, intent, vector, mask)  # or said from memory
         verbatim = said or remembered
         told = self._told(plan, intent, story, bool(verbatim))

@@ -281,6 +281,13 @@ def test_what_is_asked_is_understood(full, question, mode, expected):
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
 
 
+def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
+    # "um homem de Deus, que" is five words of 1 Samuel 9:6, and the person quotes nothing: she asks for care
+    result = full.search("Meu marido me humilha na frente dos filhos e todo mundo na igreja diz que ele é um homem "
+                         "de Deus, que eu tenho que aguentar calada. Estou cansada e triste.")
+    assert result.mode != "citacao" and "1SA.9.6" not in [h.id for h in result.hits[:3]], result.as_dict()
+
+
 @pytest.mark.parametrize(("question", "first"), [
     ("me conta a história de sansão", "JDG.13.1"),  # the passage named alone: from its start
     ("quem foi a rainha ester", "EST.2.4"),  # who she was: from where she comes in (was Xerxes' banquet)

@@ -19,7 +19,7 @@ from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
 from retrieval.knowledge.questions import _ABOUT_SOMEONE, _chat_rather_than_nothing
 from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
-from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs
+from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs, shares_run
 from retrieval.results import OK
 from retrieval.understand.intent import (
     OFFTOPIC,
@@ -162,6 +162,14 @@ def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula
     assert index.quoted("e disse o mestre ao aprendiz vai") == []  # six verses hold it: a formula
     mask = [True] * 7 + [False]
     assert index.quoted("tua casa sera minha casa", mask=mask) == []  # outside the scope asked
+
+
+def test_a_shared_run_is_counted_in_words_in_a_row_with_or_without_articles():
+    verse = "Eis que agora há nesta cidade um homem de Deus, que é homem ilustre"
+    said = "disse que eu não devia falar mal de um homem de Deus, que era pra orar"
+    assert shares_run(said, verse, 5) and not shares_run(said, verse, 6)
+    assert shares_run("a cidade um homem de Deus que é o homem", verse, 6)  # "o" and "a" aside
+    assert not shares_run("", verse, 5)
 
 
 def test_the_verbatim_index_is_kept_beside_the_index_and_a_stale_one_removed(tmp_path):

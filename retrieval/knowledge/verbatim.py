@@ -36,6 +36,12 @@ def quoted_runs(text: str, min_content: int = 0) -> set[tuple[str, ...]]:
     return {run for sequence in _sequences(text) for run in runs(sequence, min_content=min_content)}
 
 
+def shares_run(text: str, verse: str, n: int) -> bool:
+    """Whether ``text`` holds a run of ``n`` of ``verse``'s words in a row (as typed or without articles)."""
+    held = {run for sequence in _sequences(verse) for run in runs(sequence, n, 0)}
+    return any(run in held for sequence in _sequences(text) for run in runs(sequence, n, 0))
+
+
 def runs(words: list[str], n: int = RUN, min_content: int = MIN_CONTENT) -> list[tuple[str, ...]]:
     """Every run of ``n`` consecutive words holding at least ``min_content`` words that are not stopwords."""
     every = (tuple(words[i:i + n]) for i in range(len(words) - n + 1))
