@@ -363,6 +363,21 @@ def test_asking_how_much_of_a_medicine_or_poison_kills_is_firm_however_worded():
         assert lexicon_reads(text) is None, text
 
 
+def test_thoughts_of_suicide_had_now_are_firm_however_politely_framed():
+    """A person's own suicidal thoughts, present, are never vetoed as a doctrinal question; denied, past or
+    asked about in the abstract, they are no firm reading."""
+    for text in ("Com licença, desculpe o incômodo, mas tenho tido ideias suicidas e não sei a quem recorrer.",
+                 "boa tarde irmão, ando com uns pensamentos de suicídio muito fortes",
+                 "to pensando seriamente em suicidio"):
+        rule, _, firm = lexicon_reads(text)
+        assert rule.kind == "suicide-direct" and firm, text
+    for text in ("não penso em suicídio, só ando cansada do trabalho",
+                 "tive pensamentos suicidas na adolescência e Deus me curou",
+                 "quem tem pensamentos suicidas vai pro inferno?"):
+        reading = lexicon_reads(text)
+        assert reading is None or not reading[2], text
+
+
 def test_a_poison_swallowed_by_the_person_is_an_emergency_whatever_they_ask_next():
     for text in ("bebi um pouco do veneno de rato q tinha no quintal. quanto tempo demora pra fazer efeito?",
                  "tomei agua sanitaria faz 10 min, vou ficar bem?"):
