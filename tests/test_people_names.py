@@ -17,6 +17,16 @@ def test_a_relative_asked_for_is_answered_instead_of_the_person_named():
     assert index.relative(joao, "quem era o irmao de joao".split()) is None  # none in the data: never a guess
 
 
+def test_a_name_the_bible_writes_in_two_words_is_found_typed_as_one():
+    bate_seba = Person("bathsheba_1", "Bathsheba", "seba", "Sebá", frozenset({"bate"}), (1, 2, 3), (), "Female",
+                       also=("bate",))
+    ela = Person("elah_1", "Elah", "ela", "Elá", frozenset(), (4, 5), ())
+    index = PeopleIndex([bate_seba, ela], [])
+    assert index.find("bateseba quem era ela".split()) is bate_seba  # not King Elah, named by the pronoun
+    assert index.find("quem foi batseba".split()) is bate_seba  # one letter off the joined name
+    assert index.find("quem foi bate seba".split()) is bate_seba
+
+
 def test_a_name_spelled_by_ear_finds_the_person_and_a_plain_word_never_does():
     assert sound_key("melquisedec") == sound_key("melquisedeque") and sound_key("zakeu") == sound_key("zaqueu")
     melquisedeque = Person("melchizedek_1", "Melchizedek", "melquisedeque", "Melquisedeque", frozenset(), (1, 2), ())

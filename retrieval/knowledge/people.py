@@ -91,6 +91,13 @@ class PeopleIndex:
         for person in sorted(people, key=lambda p: -len(p.positions)):
             for name in (person.name, *person.called):
                 self.by_name.setdefault(name, []).append(person)
+        joined = {}  # a name the corpus writes in two words ("Bate-Seba") typed as one ("bateseba", "batseba")
+        for person in people:
+            for first, second in ((person.name, w) for w in person.also[:1]):
+                for name in (first + second, second + first):
+                    if name not in self.by_name:
+                        joined.setdefault(name, []).append(person)
+        self.by_name.update(joined)
         self.spelling = NameSpelling(self.by_name)
 
     @classmethod
