@@ -165,10 +165,10 @@ def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula
 
 
 def test_a_shared_run_is_counted_in_words_in_a_row_with_or_without_articles():
-    verse = "Eis que agora há nesta cidade um homem de Deus, que é homem ilustre"
+    verse = "Naquela aldeia morava um homem de Deus, que é sábio e manso"  # made up
     said = "disse que eu não devia falar mal de um homem de Deus, que era pra orar"
     assert shares_run(said, verse, 5) and not shares_run(said, verse, 6)
-    assert shares_run("a cidade um homem de Deus que é o homem", verse, 6)  # "o" and "a" aside
+    assert shares_run("a aldeia morava um homem de Deus que é o sábio", verse, 6)  # "o" and "a" aside
     assert not shares_run("", verse, 5)
 
 
