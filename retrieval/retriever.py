@@ -393,15 +393,3 @@ class Retriever(SearchChannels, HitSelection):
         if sure and intent.name == SITUATION and self.aptness is not None:  # a life told: the judges' memory answers
             return True
         return self.floor.has_evidence(signals)
-
-    def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
-        """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
-        (code,) = plan.scope.books
-        positions = np.flatnonzero(self.book_of == code)
-        chosen = self.topics.best_known(positions.tolist(), min(k, 5)) if self.topics is not None else []
-        if not chosen:
-            chosen = [int(p) for p in positions[:3]]
-        ranks = {"livro": {p: i + 1 for i, p in enumerate(chosen)}}
-        fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
-        hits, _ = self._select(fused, ranks, {}, k)
-        return SearchResult(plan.original, OK, hits, plan.scope, mode="livro")

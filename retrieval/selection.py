@@ -1,12 +1,15 @@
 """The hits of `Retriever` (its base): the top verses chosen from a fusion, neighbours merged into one
-passage, harsh tones set aside, each hit carried with its context."""
+passage, harsh tones set aside, each hit carried with its context; a whole book by its best-known verses."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from corpus.canon import BY_CODE
 from corpus.verse import Verse
-from retrieval.results import Hit
+from retrieval.results import OK, Hit, SearchResult
 from retrieval.understand.pastoral import NeedRanking
+from retrieval.understand.query import QueryPlan
 
 
 def label(verse: Verse) -> str:
@@ -47,6 +50,18 @@ class HitSelection:
             chosen.append((position, score, self._ranks(ranks, position), []))
         hits = [self._hit(p, s, r, similarity.get(p), merged, self._why(p, need)) for p, s, r, merged in chosen]
         return hits, demoted
+
+    def _book_overview(self, plan: QueryPlan, k: int) -> SearchResult:
+        """A book as a whole: its best-known verses (most voted across topics), else its opening verses."""
+        (code,) = plan.scope.books
+        positions = np.flatnonzero(self.book_of == code)
+        chosen = self.topics.best_known(positions.tolist(), min(k, 5)) if self.topics is not None else []
+        if not chosen:
+            chosen = [int(p) for p in positions[:3]]
+        ranks = {"livro": {p: i + 1 for i, p in enumerate(chosen)}}
+        fused = [(p, 1.0 / (i + 1)) for i, p in enumerate(chosen)]
+        hits, _ = self._select(fused, ranks, {}, k)
+        return SearchResult(plan.original, OK, hits, plan.scope, mode="livro")
 
     @staticmethod
     def _ranks(ranks: dict, position: int) -> dict:
