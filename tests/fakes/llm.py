@@ -31,6 +31,7 @@ class FakeLLMServer(LoopbackPeer):
 
     def __init__(self):
         self.requests: list[dict] = []
+        self.written: list[tuple[float, str]] = []  # (loop time, text) of each streamed chunk, for timelines
         self.script: list[dict] = [{"chunks": ["Olá."]}]
         self.load_seconds = 0.0  # how long Ollama takes to load the model into memory
         self.loaded: set[str] = set()  # models in memory (GET /api/ps)
@@ -111,6 +112,7 @@ class FakeLLMServer(LoopbackPeer):
             line = {"model": request.app and "m", "created_at": "2026-11-30T00:00:00Z",
                     "message": {"role": "assistant", "content": chunk}, "done": False}
             await response.write(_json.dumps(line).encode() + b"\n")
+            self.written.append((_asyncio.get_running_loop().time(), chunk))
         if not b.get("truncate"):
             await response.write(_json.dumps({"model": "m", "message": {"role": "assistant", "content": ""},
                                               "done": True, "done_reason": "stop",
