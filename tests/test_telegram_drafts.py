@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from itertools import accumulate
 
 import httpx
 import pytest
@@ -58,9 +59,8 @@ async def test_the_first_paragraph_shows_early_and_drafts_hold_only_validated_te
         shown = [(t, plain(text)) for t, text in drafts if text]
         assert len(shown) >= 2
         # the first paragraph is on screen while the model is still writing: before it starts the last one
-        streamed_by = [(t, "".join(c for _, c in llm_server.written[:n + 1]))
-                       for n, (t, _) in enumerate(llm_server.written)]
-        last_begun = next(t for t, text in streamed_by if PARAGRAPHS[-1][:9] in text)
+        so_far = accumulate(chunk for _, chunk in llm_server.written)
+        last_begun = next(t for (t, _), text in zip(llm_server.written, so_far) if PARAGRAPHS[-1][:9] in text)
         assert shown[0][0] < last_begun, (shown[0][0] - asked, last_begun - asked, final_at - asked)
         final = plain(answer["text"])
         final_paragraphs = final.split("\n\n")

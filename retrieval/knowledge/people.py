@@ -93,8 +93,8 @@ class PeopleIndex:
                 self.by_name.setdefault(name, []).append(person)
         joined = {}  # a name the corpus writes in two words ("Bate-Seba") typed as one ("bateseba", "batseba")
         for person in people:
-            for first, second in ((person.name, w) for w in person.also[:1]):
-                for name in (first + second, second + first):
+            for second in person.also[:1]:
+                for name in (person.name + second, second + person.name):
                     if name not in self.by_name:
                         joined.setdefault(name, []).append(person)
         self.by_name.update(joined)
