@@ -272,10 +272,10 @@ class Knowledge:
 
     def _asks_of_another(self, after: list[str]) -> bool:
         """Whether the words after "quem era" describe someone by a kind ("a mãe de verdade", "o homem que…"), not
-        the relative of someone named ("a mãe de Samuel")."""
+        someone named by their title ("a profetisa Hulda") or the relative of someone named ("a mãe de Samuel")."""
         described = len(after) > 1 and after[0] in ("o", "a", "os", "as") and after[1] in self._describing.kinds
-        return described and not (len(after) > 3 and after[2] in ("de", "do", "da") and
-                                  self.people.names_anyone(after[3:4]))
+        return described and not self.people.names_anyone(after[2:3]) and not (
+            len(after) > 3 and after[2] in ("de", "do", "da") and self.people.names_anyone(after[3:4]))
 
     @staticmethod
     def _another_story_retold(retriever, plan, passage=None) -> bool:
