@@ -138,6 +138,7 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         retriever.stories = _stories(config, retriever)
     with stage("versículos lembrados"):
         retriever.remembered = _remembered(config, retriever)
+    _share_rivals(retriever)
     with stage("pessoas descritas"):
         retriever.knowledge.described = _described_people(config, retriever)
     return retriever
@@ -190,6 +191,20 @@ def _remembered(config: IndexConfig, retriever):
         raise IndexNotReady(f"versículos lembrados inválidos: {error}") from error
     return RememberedVerses.cached(retriever.bible, sayings, other_kinds(), retold, retriever.embedder.embed,
                                    retriever.embedder.identity.slug, _understanding(config))
+
+
+def _share_rivals(retriever) -> None:
+    """The retellings' and the remembered verses' banks hold the same messages of other kinds: read them once."""
+    from dataclasses import replace
+
+    from retrieval.arrays import LastProduct
+
+    stories, remembered = retriever.stories, retriever.remembered
+    if stories is None or stories.retellings is None or remembered is None:
+        return
+    rivals = LastProduct(stories.retellings.trailing_rivals())
+    retriever.stories = replace(stories, retellings=stories.retellings.sharing(rivals))
+    retriever.remembered = replace(remembered, retellings=remembered.retellings.sharing(rivals))
 
 
 def _described_people(config: IndexConfig, retriever):

@@ -141,3 +141,17 @@ def test_bank_vectors_are_kept_per_embedder_and_only_new_lines_are_embedded(tmp_
     text_vectors._READ.clear()
     assert np.array_equal(remembered(embed, "teste-3", tmp_path)(["quero paz"]), embed(["quero paz"]))
     assert "ilegíveis" in caplog.text
+
+
+def test_a_last_product_is_computed_once_per_vector_and_never_handed_to_another():
+    from retrieval.arrays import LastProduct
+
+    matrix = np.arange(12, dtype=np.float32).reshape(4, 3)
+    product = LastProduct(matrix)
+    first = np.array([1.0, 0.0, 0.0], np.float32)
+    again = product @ first.copy()
+    assert again is product @ first  # the same vector: the product kept, not computed again
+    assert again.tolist() == [0.0, 3.0, 6.0, 9.0] and not again.flags.writeable  # shared: nobody may change it
+    first[0] = 2.0  # the caller's vector changed in place: a new product, not the kept one
+    assert (product @ first).tolist() == [0.0, 6.0, 12.0, 18.0]
+    assert (product @ np.array([0.0, 0.0, 1.0], np.float32)).tolist() == [2.0, 5.0, 8.0, 11.0]

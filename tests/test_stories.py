@@ -292,3 +292,27 @@ def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedde
         [embedding_text("a mulher que olhou pra trás e virou estátua de sal")])[0]) == 0
     graded = other_kinds()
     assert len(graded) > 4000 and len(set(graded)) == len(graded)  # the intent bank's and the graded lives, once
+
+
+def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
+    from retrieval.arrays import LastProduct
+    from retrieval.knowledge.retellings import RIVAL, Retellings
+
+    others = ["perdi meu emprego e estou triste", "bom dia pastor", "qual o horário do culto?"]
+    rng = np.random.default_rng(7)
+    rival_vectors = rng.normal(size=(3, 8)).astype(np.float32)
+    stories = Retellings.build(["aquela do menino que derrubou o gigante", *others], np.array([0, *[RIVAL] * 3]),
+                               np.vstack([rng.normal(size=(1, 8)), rival_vectors]))
+    verses = Retellings.build(["o Senhor é meu pastor, nada me falta", "tudo posso naquele que me fortalece",
+                               *others], np.array([0, 1, *[RIVAL] * 3]), np.vstack([rng.normal(size=(2, 8)),
+                                                                                     rival_vectors]))
+    rivals = LastProduct(stories.trailing_rivals())
+    shared = [bank.sharing(rivals) for bank in (stories, verses)]
+    assert all(bank.rivals is rivals for bank in shared)
+    message = rng.normal(size=8).astype(np.float32)
+    for before, after in zip((stories, verses), shared):
+        assert np.allclose(before.cosines("o gigante derrubado", message),
+                           after.cosines("o gigante derrubado", message), atol=1e-6)
+    other = Retellings.build(["aquela do barco", "outra coisa qualquer"], np.array([0, RIVAL]),
+                             rng.normal(size=(2, 8)).astype(np.float32))
+    assert other.sharing(rivals) is other  # rivals that are not exactly these rows are read as before

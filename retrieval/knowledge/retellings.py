@@ -5,9 +5,11 @@ telling is near, or when a learned gate reads the message as such a telling and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from retrieval.arrays import LastProduct
 
 TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
 TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
@@ -35,6 +37,7 @@ class Retellings:
     norms: np.ndarray  # each retelling's length over both blocks
     gate: np.ndarray | None = None  # logit weights of "a story retold" against "a message of another kind":
     # the n-grams' columns, the embedding's, then the bias (learned from the same texts: one idf)
+    rivals: LastProduct | None = None  # the trailing rivals' meanings, when another bank holds the same (`sharing`)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """What `from_arrays` needs, for the cache beside the index (the n-grams take seconds to count)."""
@@ -67,6 +70,21 @@ class Retellings:
         kept = rows != CONTRAST  # the contrasts taught the gate; no message is compared with them
         return cls(rows[kept], ngrams[kept].tocsc(), unit(vectors)[kept], idf, norms[kept], gate)
 
+    def sharing(self, rivals: LastProduct) -> Retellings:
+        """These retellings reading their trailing rivals' meanings through ``rivals`` (multiplied once a message
+        for every bank that holds them), or themselves when their rivals are not exactly those rows."""
+        first = len(self.rows) - len(rivals)
+        if first < 0 or not (self.rows[first:] == RIVAL).all() or not np.array_equal(self.vectors[first:],
+                                                                                      rivals.matrix):
+            return self
+        return replace(self, rivals=rivals)
+
+    def trailing_rivals(self) -> np.ndarray:
+        """The meanings of the rivals after the last retelling (a view: rivals come last)."""
+        story = np.flatnonzero(self.rows != RIVAL)
+        first = int(story[-1]) + 1 if len(story) else 0
+        return self.vectors[first:]
+
     def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
         """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
         block by block: one sparse and one dense product, no stacked matrix."""
@@ -79,13 +97,19 @@ class Retellings:
         query = tfidf(ngram_counts([text]), self.idf)
         meaning = unit(vector)
         weight = EMBEDDING_WEIGHT ** 2
-        dot = self.ngrams[:, query.indices] @ query.data + weight * (self.vectors @ meaning)
+        dot = self.ngrams[:, query.indices] @ query.data + weight * self._meaning_dot(meaning)
         cosine = dot / (self.norms * np.sqrt(query.data @ query.data + weight))
         if self.gate is None:
             return cosine, 0.0
         logit = float(self.gate[query.indices] @ query.data + EMBEDDING_WEIGHT * (self.gate[N_FEATURES:-1] @ meaning)
                       + self.gate[-1])
         return cosine, float(1.0 / (1.0 + np.exp(-logit)))
+
+    def _meaning_dot(self, meaning: np.ndarray) -> np.ndarray:
+        if self.rivals is None:
+            return self.vectors @ meaning
+        own = self.vectors[:len(self.rows) - len(self.rivals)]
+        return np.concatenate([own @ meaning, self.rivals @ meaning])
 
     def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
         """The passage row the message retells, or None."""

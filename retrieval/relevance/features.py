@@ -32,7 +32,7 @@ class CandidateFeatures:
         self.verses = verses  # VerseVectors: isolated-verse vectors by corpus position
         topics, meanings = retriever.topics, retriever.topic_meanings
         self.usable = np.flatnonzero(meanings.sizes >= 3)
-        self.topic_vectors = meanings.vectors[self.usable]
+        self.meanings = meanings
         self.topic_frames = meanings.frame_similarity[self.usable]  # how near each name is to a bare question
         bible = retriever.bible
         self.topic_verses = [(np.array([p for p, _ in topics.topics[meanings.names[i]]], np.int64),
@@ -46,7 +46,7 @@ class CandidateFeatures:
     def topic_votes(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per verse, over the topics nearest the question (nearer it than its bare frame): the best and the
         summed vote share, each weighted by the topic's nearness."""
-        similarity = self.topic_vectors @ vector
+        similarity = self.meanings.similarity(vector)[self.usable]
         about = np.flatnonzero(similarity - self.topic_frames >= MARGIN)
         nearest = about[np.argsort(-similarity[about], kind="stable")][:TOPICS]
         best = np.zeros(self.size, np.float32)
@@ -62,7 +62,7 @@ class CandidateFeatures:
         r = self.retriever
         vector = _unit(fusion.vector)
         ranks = {c: fusion.ranks.get(c, {}) for c in CHANNELS}
-        fit, total = self.topic_votes(vector)
+        fit, total = self.topic_votes(fusion.vector)  # unit length there, as the topics channel reads it
         voted = np.flatnonzero(total > 0)
         if plan.scope is not None:
             voted = voted[np.isin(r.book_of[voted], list(plan.scope.books))]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import save_arrays
+from retrieval.arrays import LastProduct, save_arrays
 from retrieval.understand.topics import TopicIndex
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,13 @@ class TopicMeanings:
     frame_similarity: np.ndarray
     sizes: np.ndarray
 
+    def __post_init__(self):  # the names are read once a message, by the topics channel and the relevance model
+        object.__setattr__(self, "_names", LastProduct(self.vectors))
+
+    def similarity(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine of a message (its embedding) to every topic's name."""
+        return self._names @ _unit(vector)
+
     @classmethod
     def build(cls, topics: TopicIndex, embed: Embed, frames: Sequence[str], batch: int = 256) -> TopicMeanings:
         names = tuple(sorted(topics.topics))
@@ -101,7 +108,7 @@ class TopicMeanings:
 
     def about(self, vector: np.ndarray) -> list[tuple[str, float]]:
         """The topics a message (its embedding) is about, nearest first."""
-        similarity = self.vectors @ _unit(vector)
+        similarity = self.similarity(vector)
         return [(self.names[r], s) for r, s in chosen_topics(similarity, self.frame_similarity, self.sizes)]
 
     def ranking(self, vector: np.ndarray, topics: TopicIndex, mask: np.ndarray | None, limit: int) -> list[int]:
