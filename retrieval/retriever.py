@@ -53,6 +53,7 @@ INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 VERSE_BEFORE_REMARK_MARGIN = 0.2  # dense lead of a verse said before a remark over the next verses
 REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
+LIFE_BEFORE_TEACHING = 0.9  # a life told this surely is cared for, whatever teaching it also asks for
 LIFE_SURE_PHRASE = 0.9  # a life told this surely holds a phrase, not a quotation, when it shares just RUN words
 LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 STORY_LEAD = 3  # a story retold: this many of its verses (nearest the message) come first
@@ -88,6 +89,11 @@ def life_told_too(intent: Intent) -> bool:
     tomar é falta de fé?"): the person is cared for first, not taught."""
     situation = intent.probabilities.get(SITUATION, 0.0)
     return situation >= LIFE_TOO and intent.probabilities.get(TEACHING, 0.0) - situation < LIFE_TOO_MARGIN
+
+
+def life_surely_told(intent: Intent | None) -> bool:
+    """The classifier surely reads a life told, whatever question it holds."""
+    return intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_BEFORE_TEACHING
 
 
 class Retriever(SearchChannels, HitSelection):
@@ -270,8 +276,10 @@ class Retriever(SearchChannels, HitSelection):
         leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self.book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
-        teaching = asks_for_teaching(plan.text) or (intent is not None and intent.name == TEACHING
-                                                    and not life_told_too(intent))
+        # a teaching asked in so many words, unless the classifier surely reads a life told around it ("tenho 16
+        # anos e me acho horrível… oq a bíblia fala sobre isso?"): the person is cared for, not taught
+        teaching = asks_for_teaching(plan.text) and not life_surely_told(intent) or (
+            intent is not None and intent.name == TEACHING and not life_told_too(intent))
         recognised = [] if teaching or self.pastoral is None else self.pastoral.recognise(vector, plan.text)
         if intent is not None and intent.name == OFFTOPIC and intent.confidence >= INTENT_SURE and \
                 not any(r.said for r in recognised):  # "meu celular tá travando": a problem, not a life to care for

@@ -342,3 +342,15 @@ async def test_the_pastor_asks_which_tiago_and_the_answer_chooses(crisis_pastor,
     await pastor.reply(f"{chat}-2", "quem foi Tiago?")
     unrelated = await pastor.reply(f"{chat}-2", "estou triste hoje")  # no choice made: the message is its own
     assert unrelated.query == "estou triste hoje" and "MAT.4.21" not in [s.id for s in unrelated.sources]
+
+
+@pytest.mark.parametrize("life", [
+    "tenho 17 anos, minha mãe morreu mês passado e eu não consigo parar de chorar na escola. "
+    "o que a bíblia fala sobre isso?",
+    "meu marido me traiu com uma colega do trabalho e eu descobri pelo celular. não durmo, não como. "
+    "é pecado eu não conseguir perdoar ele agora?"])
+def test_a_life_surely_told_is_cared_for_whatever_teaching_it_also_asks(full, life):
+    # the teaching words ("o que a bíblia fala sobre", "é pecado") once made it a lesson on grief or on forgiveness
+    assert full.search(life).mode != "ensino"
+    question = life.rsplit(". ", 1)[1]
+    assert full.search(question.replace("isso", "o luto")).mode == "ensino"  # asked alone: a teaching
