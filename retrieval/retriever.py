@@ -38,6 +38,8 @@ from retrieval.understand.intent import (
     Intent,
     IntentModel,
     embedding_text,
+    life_surely_told,
+    life_told_too,
 )
 from retrieval.understand.message import after_opener, asks_for_teaching, names_scripture_or_prayer, verse_then_remark
 from retrieval.understand.pastoral import PastoralReader
@@ -53,9 +55,7 @@ INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
 VERSE_BEFORE_REMARK_MARGIN = 0.2  # dense lead of a verse said before a remark over the next verses
 REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
-LIFE_BEFORE_TEACHING = 0.9  # a life told this surely is cared for, whatever teaching it also asks for
 LIFE_SURE_PHRASE = 0.9  # a life told this surely holds a phrase, not a quotation, when it shares just RUN words
-LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 STORY_LEAD = 3  # a story retold: this many of its verses (nearest the message) come first
 
 
@@ -82,18 +82,6 @@ class RetrievalParams:
     life_in_question: float = 0.3  # a question this likely to tell a life gets the harm veto for its teller
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
-
-
-def life_told_too(intent: Intent) -> bool:
-    """A question of doctrine the classifier reads almost as much as a life told ("o psiquiatra passou remédio,
-    tomar é falta de fé?"): the person is cared for first, not taught."""
-    situation = intent.probabilities.get(SITUATION, 0.0)
-    return situation >= LIFE_TOO and intent.probabilities.get(TEACHING, 0.0) - situation < LIFE_TOO_MARGIN
-
-
-def life_surely_told(intent: Intent | None) -> bool:
-    """The classifier surely reads a life told, whatever question it holds."""
-    return intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_BEFORE_TEACHING
 
 
 class Retriever(SearchChannels, HitSelection):

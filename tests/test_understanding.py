@@ -243,8 +243,7 @@ def test_the_intent_of_messages_not_in_the_bank(intents, use_embedder, message, 
 
 
 def test_a_teaching_read_almost_as_much_as_a_life_told_is_cared_for():
-    from retrieval.retriever import life_told_too
-    from retrieval.understand.intent import Intent
+    from retrieval.understand.intent import Intent, life_told_too
 
     def read(teaching, situation):
         return Intent("teaching", teaching, {"teaching": teaching, "situation": situation})
@@ -252,6 +251,17 @@ def test_a_teaching_read_almost_as_much_as_a_life_told_is_cared_for():
     assert life_told_too(read(0.50, 0.48))  # "o psiquiatra passou remédio: tomar é falta de fé?"
     assert not life_told_too(read(0.70, 0.30))  # a question of doctrine
     assert not life_told_too(read(0.60, 0.40))  # clearly more a question than a life
+
+
+def test_only_a_life_read_almost_for_certain_outweighs_the_teaching_words_it_holds():
+    from retrieval.understand.intent import Intent, life_surely_told
+
+    def life(situation):
+        return Intent("situation", situation, {"situation": situation, "teaching": 1 - situation})
+
+    assert life_surely_told(life(0.97))  # "tenho 16 anos e me acho horrível… oq a bíblia fala sobre isso?"
+    assert not life_surely_told(life(0.74))  # "cobro 20% ao mês dos vizinhos, é pecado?": a moral question
+    assert not life_surely_told(Intent("teaching", 0.97, {"teaching": 0.97})) and not life_surely_told(None)
 
 
 def test_the_bank_has_every_intent_typed_as_people_type():

@@ -22,6 +22,8 @@ SMALLTALK, KNOWLEDGE, TEACHING = "smalltalk", "knowledge", "teaching"
 SITUATION, QUOTATION, OFFTOPIC = "situation", "quotation", "offtopic"
 INTENTS = (SMALLTALK, KNOWLEDGE, TEACHING, SITUATION, QUOTATION, OFFTOPIC)
 INTENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "intents.jsonl"
+LIFE_BEFORE_TEACHING = 0.9  # a life told this surely is cared for, whatever teaching it also asks for
+LIFE_TOO, LIFE_TOO_MARGIN = 0.35, 0.15  # a teaching this close to a life told is cared for (life_told_too)
 MODEL_VERSION = 1  # part of the cache key: bump when training or features change
 C = 8.0
 
@@ -39,6 +41,18 @@ class Intent:
     def as_dict(self) -> dict:
         return {"intent": self.name, "confidence": round(self.confidence, 3),
                 "probabilities": {k: round(v, 3) for k, v in self.probabilities.items() if v >= 0.01}}
+
+
+def life_told_too(intent: Intent) -> bool:
+    """A question of doctrine the classifier reads almost as much as a life told ("o psiquiatra passou remédio,
+    tomar é falta de fé?"): the person is cared for first, not taught."""
+    situation = intent.probabilities.get(SITUATION, 0.0)
+    return situation >= LIFE_TOO and intent.probabilities.get(TEACHING, 0.0) - situation < LIFE_TOO_MARGIN
+
+
+def life_surely_told(intent: Intent | None) -> bool:
+    """The classifier surely reads a life told, whatever question it holds."""
+    return intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_BEFORE_TEACHING
 
 
 def load_bank(path: Path = INTENTS_FILE) -> list[tuple[str, str]]:
