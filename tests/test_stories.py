@@ -303,7 +303,7 @@ def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
     rival_vectors = rng.normal(size=(3, 8)).astype(np.float32)
     stories = Retellings.build(["aquela do menino que derrubou o gigante", *others], np.array([0, *[RIVAL] * 3]),
                                np.vstack([rng.normal(size=(1, 8)), rival_vectors]))
-    verses = Retellings.build(["o Senhor cuida de mim como um pastor", "posso tudo em quem me dá forças",
+    verses = Retellings.build(["um pastor que guarda as ovelhas", "a força vem de quem nos sustenta",
                                *others], np.array([0, 1, *[RIVAL] * 3]), np.vstack([rng.normal(size=(2, 8)),
                                                                                      rival_vectors]))
     rivals = LastProduct(stories.trailing_rivals())
