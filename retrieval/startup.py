@@ -47,7 +47,9 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
                    store: VectorStore | None = None) -> Retriever:
     """Open a complete, current index; IndexNotReady says exactly what is wrong otherwise."""
     from retrieval.index.builder import current_manifest, open_store, probe_store
+    from retrieval.index.embedders import one_blas_thread
 
+    one_blas_thread()  # searches run side by side on the bot's CPU threads, one core each
     try:
         manifest = current_manifest(config, config.shared_index())
     except (IndexCorrupt, SharedIndexError) as error:

