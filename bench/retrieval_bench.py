@@ -79,8 +79,10 @@ else:
 
     start = time.perf_counter()
     threads = [threading.Thread(target=answer, args=(k,)) for k in (10, 11)]
-    [thread.start() for thread in threads]
-    [thread.join() for thread in threads]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     out["together_per_s"] = len(together) / (time.perf_counter() - start)
     together.sort()
     out["together_p50_ms"] = together[len(together) // 2]

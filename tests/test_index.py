@@ -171,7 +171,7 @@ def test_embedder_that_cannot_load_is_an_error_not_a_fallback(tmp_path):
         create_embedder("hash", "")
 
 
-def test_a_serving_process_runs_every_blas_product_on_one_thread(tmp_path):
+def test_a_serving_process_runs_every_blas_product_on_one_thread():
     import subprocess
     import sys
 
