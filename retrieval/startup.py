@@ -140,9 +140,9 @@ def open_retriever(config: IndexConfig, embedder: Embedder | None = None,
         retriever.stories = _stories(config, retriever)
     with stage("versículos lembrados"):
         retriever.remembered = _remembered(config, retriever)
-    _share_rivals(retriever)
     with stage("pessoas descritas"):
         retriever.knowledge.described = _described_people(config, retriever)
+    _share_rivals(retriever)
     return retriever
 
 
@@ -196,7 +196,8 @@ def _remembered(config: IndexConfig, retriever):
 
 
 def _share_rivals(retriever) -> None:
-    """The retellings' and the remembered verses' banks hold the same messages of other kinds: read them once."""
+    """The retellings', the remembered verses' and the descriptions' banks hold the same messages of other kinds:
+    read them once."""
     from dataclasses import replace
 
     from retrieval.arrays import LastProduct
@@ -207,25 +208,31 @@ def _share_rivals(retriever) -> None:
     rivals = LastProduct(stories.retellings.trailing_rivals())
     retriever.stories = replace(stories, retellings=stories.retellings.sharing(rivals))
     retriever.remembered = replace(remembered, retellings=remembered.retellings.sharing(rivals))
+    described = retriever.knowledge.described
+    if described is not None and described.asking is not None:
+        retriever.knowledge.described = replace(described, asking=described.asking.sharing(rivals))
 
 
 def _described_people(config: IndexConfig, retriever):
     """Bible people as askers describe them without the name (retrieval/data/people_described.jsonl)."""
     from retrieval.index.lexical import STOPWORDS
     from retrieval.knowledge.described import described_settings
-    from retrieval.knowledge.described_people import DescribedPeople, load_descriptions
+    from retrieval.knowledge.described_people import DescribedPeople, load_descriptions, load_named
+    from retrieval.knowledge.stories import load_exemplars, other_kinds, quotations
 
     people = retriever.knowledge.people
     if people is None:
         return None
     try:
-        descriptions = load_descriptions()
+        descriptions, named = load_descriptions(), load_named()
+        contrasts = [*named, *(text for _, text in load_exemplars()), *quotations()]
     except (OSError, ValueError) as error:
         raise IndexNotReady(f"pessoas descritas inválidas: {error}") from error
     known = {p.id for same in people.by_name.values() for p in same}
     frame = described_settings().frame
-    return DescribedPeople.build(descriptions, known, STOPWORDS | frame, retriever.embedder.embed,
-                                 retriever.embedder.identity.slug, _understanding(config))
+    embed, slug, directory = retriever.embedder.embed, retriever.embedder.identity.slug, _understanding(config)
+    described = DescribedPeople.build(descriptions, known, STOPWORDS | frame, embed, slug, directory)
+    return described.gated(other_kinds(), contrasts, embed, slug, directory) if described is not None else None
 
 
 def _answered(config: IndexConfig, retriever):

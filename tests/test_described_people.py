@@ -129,14 +129,54 @@ def test_a_person_described_is_named_by_the_nearest_descriptions_or_by_the_verse
         raise AssertionError("a description without a person must be refused")
 
 
+OTHERS = ["oi pastor, tudo bem?", "perdi meu emprego e to com medo do futuro", "o que a biblia fala sobre perdao?",
+          "como faço bolo de cenoura", "obrigado pela palavra de hoje", "minha mae ta doente e eu to sem forças",
+          "qual o horário do culto de domingo?", "me indica um salmo pra dormir"]
+NAMED = ["quem foi jonas?", "me fala de jetro", "o que zaqueu fez depois que jesus foi na casa dele?",
+         "moises ouviu o conselho de jetro?", "jonas obedeceu deus depois do peixe?", "zaqueu era rico?"]
+
+
+def test_the_asking_gate_names_someone_described_and_leaves_a_name_asked_for(use_embedder, tmp_path):
+    from retrieval.index.lexical import STOPWORDS
+    from retrieval.knowledge.described_people import DescribedPeople
+
+    calls = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return use_embedder.embed(texts)
+
+    def gated():
+        people = DescribedPeople.build(DESCRIBED, {"jonah_1", "jethro_1", "zacchaeus_1"}, STOPWORDS | SETTINGS.frame,
+                                       embed, "slug-asked", tmp_path)
+        return people.gated(OTHERS, NAMED, embed, "slug-asked", tmp_path)
+
+    people = gated()
+
+    def asked(message, named=frozenset()):
+        return people.asked(message, use_embedder.embed([message])[0], frozenset(named))
+
+    described = "quem era o cobrador de impostos baixinho que subiu na arvore pra ver jesus passar?"
+    assert asked(described) == "zacchaeus_1"
+    assert asked(described, {"jesus_905"}) == "zacchaeus_1"  # a name said beside the one described
+    # one of the nearest descriptions is of someone the message names: that one is asked for by name
+    assert asked(described, {"zacchaeus_1"}) is None
+    assert asked("qual o horário do culto de domingo?") is None  # a message of another kind
+    assert asked("o que jonas pregou em ninive?") is None  # someone asked about by name
+    before = sum(calls)
+    assert gated().asked(described, use_embedder.embed([described])[0]) == "zacchaeus_1"
+    assert sum(calls) == before  # the gate is kept beside the index: a restart embeds and trains nothing
+
+
 def test_the_shipped_descriptions_name_known_people_never_by_their_own_name(blivre):
     import json
     import re
 
     from corpus.text import fold
-    from retrieval.knowledge.described_people import DESCRIPTIONS_FILE, load_descriptions
+    from retrieval.knowledge.described_people import DESCRIPTIONS_FILE, load_descriptions, load_named
 
-    descriptions = load_descriptions()
+    descriptions, named = load_descriptions(), load_named()
+    assert len(named) >= 500 and len({fold(q) for q in named}) == len(named)  # questions about someone named
     assert len(descriptions) >= 2000 and len({who for who, _ in descriptions}) >= 300
     assert len({fold(text) for _, text in descriptions}) == len(descriptions)  # none twice
     rows = [json.loads(line) for line in DESCRIPTIONS_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -147,8 +187,8 @@ def test_the_shipped_descriptions_name_known_people_never_by_their_own_name(bliv
 
     run = 6  # never a copy of the Bible's own text
     bible = {tuple(w[i:i + run]) for v in blivre.verses for w in [words(v.text)] for i in range(len(w) - run + 1)}
-    assert [t for _, t in descriptions for w in [words(t)] if any(tuple(w[i:i + run]) in bible
-                                                                  for i in range(len(w) - run + 1))] == []
+    assert [t for t in [*(t for _, t in descriptions), *named] for w in [words(t)]
+            if any(tuple(w[i:i + run]) in bible for i in range(len(w) - run + 1))] == []
 
 
 def test_someone_described_first_then_asked_for_is_asked_for():

@@ -309,6 +309,7 @@ def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
     rivals = LastProduct(stories.trailing_rivals())
     shared = [bank.sharing(rivals) for bank in (stories, verses)]
     assert all(bank.rivals is rivals for bank in shared)
+    assert len(shared[1].vectors) == 2  # a bank that reads its rivals through another's keeps no copy of them
     message = rng.normal(size=8).astype(np.float32)
     for before, after in zip((stories, verses), shared):
         assert np.allclose(before.cosines("o gigante derrubado", message),

@@ -1,11 +1,15 @@
 """Bible people as askers describe them without the name ("o cara que foi engolido por um peixe"): a question that
 asks for someone described is compared with the descriptions helpers wrote (retrieval/data/people_described.jsonl)
 by its content words and its meaning; the nearest ones name their person when they agree, or when the verses the
-search found for the question speak of that person."""
+search found for the question speak of that person. A learned gate reads whether a message asks for someone
+described at all, against messages of other kinds and questions about someone named
+(retrieval/data/people_named.jsonl), whatever other names it says ("o marido da Bate-Seba que Davi…")."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,18 +17,23 @@ from pathlib import Path
 
 import numpy as np
 
+from retrieval.arrays import save_arrays
 from retrieval.index.text_vectors import remembered
 from retrieval.knowledge.passages import words_of
-from retrieval.knowledge.retellings import unit
+from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings, unit
 
 log = logging.getLogger(__name__)
 
 DESCRIPTIONS_FILE = Path(__file__).resolve().parent.parent / "data" / "people_described.jsonl"
+NAMED_FILE = Path(__file__).resolve().parent.parent / "data" / "people_named.jsonl"
+VERSION = 1  # part of the asking gate's cache key: bump when the way it is read changes
 WORDS_SHARE = 0.5  # of a description's nearness: its content words (tf-idf), the rest its meaning
 SURE = 0.55  # the nearest description this near, with AGREEING of the three nearest on its person, names them
 AGREEING = 2
 NEIGHBOURS = 10  # descriptions whose persons are weighed when the verses found must confirm one
 CONFIRMED = 0.35  # … the nearest description of the person the verses speak of, at least this near
+ASKED_FLOOR = 0.50  # a message the gate reads as asking for someone described names the person of its nearest
+# description (n-grams beside meaning) this near, nearer than any message of another kind, two of three agreeing
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -37,6 +46,15 @@ def load_descriptions(path: Path = DESCRIPTIONS_FILE) -> list[tuple[str, str]]:
                      lambda row: bool(row[0]) and bool(row[1]), "pessoa e texto obrigatórios")
 
 
+def load_named(path: Path = NAMED_FILE) -> list[str]:
+    """Questions about someone named ("o que Jonatas fez por Davi?"; JSONL: "person", "q"), which the asking gate
+    learns are no description; a malformed line is an error naming the file."""
+    from retrieval.understand.textmodel import read_bank
+
+    return [q for _, q in read_bank(path, lambda row: (str(row["person"]).strip(), str(row["q"]).strip()),
+                                    lambda row: bool(row[0]) and bool(row[1]), "pessoa e texto obrigatórios")]
+
+
 @dataclass(frozen=True)
 class DescribedPeople:
     """Each description's person (Theographic id), meaning (unit vector) and content words (tf-idf rows)."""
@@ -45,6 +63,20 @@ class DescribedPeople:
     vectors: np.ndarray
     words: object  # a fitted TfidfVectorizer over the descriptions' folded content words
     matrix: object  # its sparse rows, unit length
+    texts: tuple[str, ...] = ()
+    asking: Retellings | None = None  # the descriptions (a row per person of `asked_ids`) beside other kinds, gated
+    asked_ids: tuple[str, ...] = ()
+
+    def asked(self, text: str, vector: np.ndarray, named: frozenset[str] = frozenset()) -> str | None:
+        """The id of the person a message asks for by a description, whatever other names it says: when the gate
+        reads it as such a question and its nearest descriptions agree, near enough and nearer than any message of
+        another kind; None when one of the three nearest descriptions is of someone it names (``named``: "naamã,
+        o chefe do exército que tinha lepra, quem era?" asks for Naamã, not the prophet who healed him)."""
+        if self.asking is None:
+            return None
+        avoid = frozenset(i for i, who in enumerate(self.asked_ids) if who in named)
+        found = self.asking.telling(text, vector, floor=math.inf, margin=0.0, like_floor=ASKED_FLOOR, avoid=avoid)
+        return self.asked_ids[found[0]] if found is not None else None
 
     def nearness(self, text: str, vector: np.ndarray) -> np.ndarray:
         """How near the question is to each description: content words and meaning, blended."""
@@ -83,4 +115,34 @@ class DescribedPeople:
                                 dtype=np.float32)
         matrix = words.fit_transform([words_of(t) for t in texts])
         vectors = unit(remembered(embed, embedder_slug, directory)(texts))
-        return cls(tuple(who for who, _ in kept), vectors, words, matrix)
+        return cls(tuple(who for who, _ in kept), vectors, words, matrix, tuple(texts))
+
+    def gated(self, others: Sequence[str], contrasts: Sequence[str], embed: Embed, embedder_slug: str,
+              directory: Path | None) -> DescribedPeople:
+        """These descriptions with the asking gate, learned against ``others`` (messages of other kinds, which a
+        description must be nearer than) and ``contrasts`` (questions about someone named, stories asked for,
+        verses quoted: they only teach the gate); kept in ``directory`` under a key of every text and the embedder."""
+        from dataclasses import replace
+
+        from retrieval.understand.intent import embedding_text
+
+        asked_ids = tuple(dict.fromkeys(self.ids))
+        texts = [*self.texts, *others, *contrasts]
+        rows = np.array([*(asked_ids.index(who) for who in self.ids), *([RIVAL] * len(others)),
+                         *([CONTRAST] * len(contrasts))], dtype=np.int32)
+        key = hashlib.sha256("\n".join([f"{VERSION}|{embedder_slug}", *map(str, rows), "", *texts]).encode()
+                             ).hexdigest()[:16]
+        path = Path(directory) / f"asked-{key}.npz" if directory is not None else None
+        if path is not None and path.exists():
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    kept = Retellings.from_arrays(data)
+                if kept is not None and len(kept.rows) == len(texts) - len(contrasts):
+                    return replace(self, asking=kept, asked_ids=asked_ids)
+            except (OSError, ValueError, KeyError) as error:
+                log.warning("pergunta por alguém descrito em cache ilegível (%s): refeita", error)
+        vectors = unit(remembered(embed, embedder_slug, directory)([embedding_text(t) for t in texts]))
+        asking = Retellings.build(texts, rows, vectors)
+        if path is not None:
+            save_arrays(path, "a pergunta por alguém descrito", **asking.arrays())
+        return replace(self, asking=asking, asked_ids=asked_ids)

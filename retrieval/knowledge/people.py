@@ -229,6 +229,12 @@ class PeopleIndex:
         return any(w not in self.ordinary and (w in self.by_name or self.meant(w) in self.by_name)
                    for w in folded_words)
 
+    def everyone_named(self, folded_words: list[str]) -> frozenset[str]:
+        """The ids of everyone called by a name the words say, as written or typed one letter off (never a plain
+        word)."""
+        names = {w if w in self.by_name else self.meant(w) for w in folded_words if w not in self.ordinary}
+        return frozenset(p.id for name in names if name in self.by_name for p in self.by_name[name])
+
     def relative(self, person: Person, folded_words: list[str]) -> Person | None:
         """The relative the question asks for instead of the person named (retrieval/knowledge/relatives.py)."""
         return relative_asked(person, folded_words, self._related)

@@ -34,6 +34,7 @@ DESCRIBED_VERSES = 2  # verses that answered a description, shown before who the
 STORY_SPEAKS = 3  # a story found for a relative asked answers when one of its first verses names them
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
+DESCRIBING_WORDS = 3  # words beyond names and the frame of a question that describe someone asked for
 LIFE_SURE = 0.7  # a life told this surely is cared for, even when it likens itself to a story ("igual ao pródigo")
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
@@ -47,6 +48,8 @@ _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos
 # "obrigado, Deus te abençoe" thanks the bot
 _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
+_ASKS_WHO = re.compile(r"\b(?:quem|qual|nome)\b|" + NAME_ASKED)  # someone's identity asked for
+_WHO_SAID = re.compile(r"\bquem (?:disse|falou|escreveu|diz|fala)\b")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
 _NAME_OF_KIN = re.compile(NAME_ASKED + r" (?:(?:o|a) )?(?P<kin>\w+) d[aeo]s? \w")
@@ -125,6 +128,9 @@ class Knowledge:
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
             homonyms = self.people.homonyms(words, plan.text)  # "quem foi Tiago?": the best known, and which
             person = homonyms[0][0] if homonyms else self.people.find(words, plan.text)  # one is asked
+            if person is not None and (by := self._asked_by_description(retriever, plan, intent, said)) is not None:
+                return self._person(retriever, plan, by, understood, k,  # "o marido da Bate-Seba que Davi…": Urias
+                                    asked=self._deed_asked(retriever, plan, by, content))
             if person is not None:
                 person = self.people.relative(person, words) or person  # "o pai de João Batista"
                 return self._person(retriever, plan, person, understood, k, homonyms,
@@ -147,6 +153,24 @@ class Knowledge:
             if named is not None:
                 return self._passage(retriever, plan, named, understood)
         return None
+
+    def _asked_by_description(self, retriever, plan, intent: Intent | None, said: str):
+        """The person a question about Scripture asks for by a description, as the asking gate reads it
+        (`DescribedPeople.asked`), whatever other names it says; of the gender asked for, if any; else None."""
+        if self.described is None or intent is None or intent.name not in (KNOWLEDGE, TEACHING, QUOTATION) or \
+                plan.scope is not None:
+            return None
+        if not _ASKS_WHO.search(said) or _WHO_SAID.search(said):  # "quem falou que…": the verse that says it
+            return None
+        words = said.split()
+        content = [w for w in words if w not in STOPWORDS]
+        if len([w for w in beyond_names(content, (), self._describing.frame) if not self.people.names_someone(w)]) \
+                < DESCRIBING_WORDS:  # "quem foi neemias?": a name asked for, however its askers describe others
+            return None
+        found = self.described.asked(plan.text, retriever.embed_query(plan.text), self.people.everyone_named(words))
+        person = self._by_id.get(found or "")
+        gender = gender_asked(said, self._describing)
+        return person if person is not None and (not gender or not person.gender or person.gender == gender) else None
 
     def _described(self, plan, said: str, intent: Intent | None) -> str | None:
         """How someone is asked for by a description, the names said being others: "asked" ("quem matou
@@ -180,6 +204,9 @@ class Knowledge:
             if not story:  # a story found that speaks of them from its first verses answers better
                 return self._person(retriever, plan, relative, intent.as_dict(), k, lead=told)
         how = self._described(plan, said, intent)
+        if how is None and (person := self._asked_by_description(retriever, plan, intent, said)) is not None:
+            told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]
+            return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
         if how is None or how == "told" and found.mode in ("citacao", "historia"):
             return None
         gender = gender_asked(said, self._describing)

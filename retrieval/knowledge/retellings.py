@@ -77,10 +77,12 @@ class Retellings:
         if first < 0 or not (self.rows[first:] == RIVAL).all() or not np.array_equal(self.vectors[first:],
                                                                                       rivals.matrix):
             return self
-        return replace(self, rivals=rivals)
+        if np.shares_memory(self.vectors, rivals.matrix):  # the bank the rivals were read from keeps them
+            return replace(self, rivals=rivals)
+        return replace(self, rivals=rivals, vectors=self.vectors[:first].copy())  # one copy of the rivals
 
     def trailing_rivals(self) -> np.ndarray:
-        """The meanings of the rivals after the last retelling (a view: rivals come last)."""
+        """The meanings of the rivals after the last retelling (a view: rivals come last; before `sharing`)."""
         story = np.flatnonzero(self.rows != RIVAL)
         first = int(story[-1]) + 1 if len(story) else 0
         return self.vectors[first:]
@@ -117,11 +119,13 @@ class Retellings:
         return found[0] if found is not None else None
 
     def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN,
-                agreeing: int = 1) -> tuple[int, float, float] | None:
+                agreeing: int = 1, like_floor: float = LIKE_FLOOR,
+                avoid: frozenset[int] = frozenset()) -> tuple[int, float, float] | None:
         """(the passage row the message retells, how much nearer its retelling is than any message of another
         kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead (and with
-        ``agreeing`` of the three nearest retellings on its passage), or, when
-        the gate reads the message as a story retold, a fainter one that the nearest retellings agree on."""
+        ``agreeing`` of the three nearest retellings on its passage), or, when the gate reads the message as a
+        story retold, a fainter one (``like_floor`` at least) that the nearest retellings agree on; never when one
+        of the three nearest retellings is of a row in ``avoid``."""
         story, other = self.rows >= 0, self.rows == RIVAL
         if not story.any():
             return None
@@ -129,12 +133,14 @@ class Retellings:
         stories = np.flatnonzero(story)
         top = np.argpartition(-cosine[stories], min(3, len(stories)) - 1)[:3]
         nearest = stories[top[np.argsort(-cosine[stories][top], kind="stable")]]
+        if avoid and avoid.intersection(self.rows[nearest].tolist()):
+            return None
         best = int(nearest[0])
         ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
         agree = int(np.sum(self.rows[nearest] == self.rows[best]))
         if cosine[best] >= floor and ahead >= margin and agree >= agreeing:
             return int(self.rows[best]), ahead, like
-        if like >= LIKE_A_RETELLING and cosine[best] >= LIKE_FLOOR and ahead >= 0 and agree >= LIKE_AGREEING:
+        if like >= LIKE_A_RETELLING and cosine[best] >= like_floor and ahead >= 0 and agree >= LIKE_AGREEING:
             return int(self.rows[best]), ahead, like
         return None
 
