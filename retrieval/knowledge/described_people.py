@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import save_arrays
 from retrieval.index.text_vectors import remembered
 from retrieval.knowledge.passages import words_of
-from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings, unit
+from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings, cached_retellings, unit
 
 log = logging.getLogger(__name__)
 
@@ -127,22 +126,13 @@ class DescribedPeople:
         from retrieval.understand.intent import embedding_text
 
         asked_ids = tuple(dict.fromkeys(self.ids))
+        row_of = {who: row for row, who in enumerate(asked_ids)}
         texts = [*self.texts, *others, *contrasts]
-        rows = np.array([*(asked_ids.index(who) for who in self.ids), *([RIVAL] * len(others)),
+        rows = np.array([*(row_of[who] for who in self.ids), *([RIVAL] * len(others)),
                          *([CONTRAST] * len(contrasts))], dtype=np.int32)
         key = hashlib.sha256("\n".join([f"{VERSION}|{embedder_slug}", *map(str, rows), "", *texts]).encode()
                              ).hexdigest()[:16]
         path = Path(directory) / f"asked-{key}.npz" if directory is not None else None
-        if path is not None and path.exists():
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    kept = Retellings.from_arrays(data)
-                if kept is not None and len(kept.rows) == len(texts) - len(contrasts):
-                    return replace(self, asking=kept, asked_ids=asked_ids)
-            except (OSError, ValueError, KeyError) as error:
-                log.warning("pergunta por alguém descrito em cache ilegível (%s): refeita", error)
-        vectors = unit(remembered(embed, embedder_slug, directory)([embedding_text(t) for t in texts]))
-        asking = Retellings.build(texts, rows, vectors)
-        if path is not None:
-            save_arrays(path, "a pergunta por alguém descrito", **asking.arrays())
+        asking = cached_retellings(path, texts, rows, lambda: unit(remembered(embed, embedder_slug, directory)(
+            [embedding_text(t) for t in texts])), "as perguntas por alguém descrito")
         return replace(self, asking=asking, asked_ids=asked_ids)

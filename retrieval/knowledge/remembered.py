@@ -14,9 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import save_arrays
 from retrieval.index.text_vectors import remembered
-from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings, unit
+from retrieval.knowledge.retellings import CONTRAST, RIVAL, Retellings, cached_retellings, unit
 
 log = logging.getLogger(__name__)
 
@@ -86,19 +85,8 @@ class RememberedVerses:
             return _BUILT[key]
         path = Path(directory) / f"remembered-{key}.npz" if directory is not None else None
         spanned = tuple(positions[first] for first in rows_of)
-        if path is not None and path.exists():
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    kept_retellings = Retellings.from_arrays(data)
-                if kept_retellings is not None and len(kept_retellings.rows) == len(texts) - len(contrasts):
-                    _BUILT[key] = cls(spanned, kept_retellings)
-                    return _BUILT[key]
-            except (OSError, ValueError, KeyError) as error:
-                log.warning("versículos lembrados em cache ilegíveis (%s): refeitos", error)
-        vectors = unit(remembered(embed, embedder_slug, directory)([embedding_text(t) for t in texts]))
-        retellings = Retellings.build(texts, rows, vectors)
-        if path is not None:
-            save_arrays(path, "os versículos lembrados", **retellings.arrays())
+        retellings = cached_retellings(path, texts, rows, lambda: unit(remembered(embed, embedder_slug, directory)(
+            [embedding_text(t) for t in texts])), "os versículos lembrados")
         _BUILT[key] = cls(spanned, retellings)
         return _BUILT[key]
 

@@ -4,12 +4,16 @@ telling is near, or when a learned gate reads the message as such a telling and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import LastProduct
+from retrieval.arrays import LastProduct, save_arrays
+
+log = logging.getLogger(__name__)
 
 TOLD_FLOOR = 0.40  # a retelling at least this near (n-grams beside meaning) names its story
 TOLD_MARGIN = 0.05  # and nearer than any message of another kind (the intent bank's lives, chat, teaching...)
@@ -143,6 +147,24 @@ class Retellings:
         if like >= LIKE_A_RETELLING and cosine[best] >= like_floor and ahead >= 0 and agree >= LIKE_AGREEING:
             return int(self.rows[best]), ahead, like
         return None
+
+
+def cached_retellings(path: Path | None, texts: Sequence[str], rows: np.ndarray, vectors: Callable[[], np.ndarray],
+                      what: str) -> Retellings:
+    """The retellings kept at ``path`` (.npz, keyed by the caller) when they hold these rows; else built from
+    ``texts`` and their ``vectors`` (made only then) and kept there. An unreadable file is said, naming ``what``."""
+    if path is not None and path.exists():
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                kept = Retellings.from_arrays(data)
+            if kept is not None and len(kept.rows) == int(np.sum(rows != CONTRAST)):
+                return kept
+        except (OSError, ValueError, KeyError) as error:
+            log.warning("%s em cache ilegíveis (%s): refeitos", what, error)
+    built = Retellings.build(texts, rows, vectors())
+    if path is not None:
+        save_arrays(path, what, **built.arrays())
+    return built
 
 
 def _gate(texts: Sequence[str], rows: np.ndarray, vectors: np.ndarray) -> np.ndarray | None:
