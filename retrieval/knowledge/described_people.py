@@ -46,12 +46,9 @@ def load_descriptions(path: Path = DESCRIPTIONS_FILE) -> list[tuple[str, str]]:
 
 
 def load_named(path: Path = NAMED_FILE) -> list[str]:
-    """Questions about someone named ("o que Jonatas fez por Davi?"; JSONL: "person", "q"), which the asking gate
-    learns are no description; a malformed line is an error naming the file."""
-    from retrieval.understand.textmodel import read_bank
-
-    return [q for _, q in read_bank(path, lambda row: (str(row["person"]).strip(), str(row["q"]).strip()),
-                                    lambda row: bool(row[0]) and bool(row[1]), "pessoa e texto obrigatórios")]
+    """Questions about someone named ("o que Jonatas fez por Davi?"; the descriptions' format, "person" the name as
+    written), which the asking gate learns are no description; a malformed line is an error naming the file."""
+    return [q for _, q in load_descriptions(path)]
 
 
 @dataclass(frozen=True)

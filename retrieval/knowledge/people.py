@@ -226,8 +226,7 @@ class PeopleIndex:
 
     def names_anyone(self, folded_words: list[str]) -> bool:
         """Whether the words name someone: as written, typed one letter off or by ear; never a plain word."""
-        return any(w not in self.ordinary and (w in self.by_name or self.meant(w) in self.by_name)
-                   for w in folded_words)
+        return bool(self.everyone_named(folded_words))
 
     def everyone_named(self, folded_words: list[str]) -> frozenset[str]:
         """The ids of everyone called by a name the words say, as written or typed one letter off (never a plain
