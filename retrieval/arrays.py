@@ -43,3 +43,71 @@ class LastProduct:
         product.flags.writeable = False
         self._last = (np.array(vector, copy=True), product)
         return product
+
+
+AXES = 128  # principal axes kept beside each row: a search reads a quarter of a bank's bytes
+WHOLE_BELOW = 512  # smaller banks are multiplied whole
+SAMPLE = 4096  # rows the axes are fitted on (any axes give safe bounds; these only make them tight)
+SLACK = 1e-4  # float32 rounding, added to every bound
+
+
+class BoundedRows:
+    """Rows beside their coordinates on the rows' first principal axes. A message's dot with every row lies within
+    the coordinates' dot ± the rest's lengths (Cauchy–Schwarz), so a search reads a quarter of the bytes, and the
+    exact dots only of the rows the bounds leave in doubt; the bounds of the last message are kept for the banks
+    that share these rows."""
+
+    def __init__(self, matrix: np.ndarray, axes: int = AXES, whole_below: int = WHOLE_BELOW):
+        self.matrix = matrix
+        self.axes = _principal_axes(matrix, axes) if len(matrix) >= whole_below and axes < matrix.shape[1] else None
+        if self.axes is not None:
+            self.head = np.ascontiguousarray(matrix @ self.axes.T)
+            length = np.einsum("ij,ij->i", matrix, matrix) - np.einsum("ij,ij->i", self.head, self.head)
+            self.rest = np.sqrt(np.maximum(length, 0.0))
+        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # replaced whole: thread-safe
+
+    def __len__(self) -> int:
+        return len(self.matrix)
+
+    def bounds(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(estimate, slack): every row's dot with ``vector`` lies within estimate ± slack (exact when whole)."""
+        last = self._last
+        if last is not None and np.array_equal(last[0], vector):
+            return last[1], last[2]
+        if self.axes is None:
+            estimate, slack = self.matrix @ vector, np.zeros(len(self.matrix), np.float32)
+        else:
+            head = self.axes @ vector
+            estimate = self.head @ head
+            slack = self.rest * np.float32(np.sqrt(max(float(vector @ vector - head @ head), 0.0))) + SLACK
+        estimate.flags.writeable = slack.flags.writeable = False
+        self._last = (np.array(vector, copy=True), estimate, slack)
+        return estimate, slack
+
+    def exact(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The dots of ``rows`` with ``vector``."""
+        return self.matrix[rows] @ vector
+
+    def first(self, count: int, copy: bool) -> BoundedRows:
+        """The first ``count`` rows, on the same axes (a copy when the rest is to be freed)."""
+        return self._part(slice(0, count), copy)
+
+    def after(self, count: int) -> BoundedRows:
+        """The rows after the first ``count``, on the same axes (views)."""
+        return self._part(slice(count, None), False)
+
+    def _part(self, rows: slice, copy: bool) -> BoundedRows:
+        part = object.__new__(BoundedRows)
+        take = (lambda a: a[rows].copy()) if copy else (lambda a: a[rows])
+        part.matrix, part.axes, part._last = take(self.matrix), self.axes, None
+        if self.axes is not None:
+            part.head, part.rest = take(self.head), take(self.rest)
+        return part
+
+
+def _principal_axes(matrix: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` directions that hold most of the rows' squared length (uncentred: a dot's bound), from an
+    evenly spread sample of the rows."""
+    sample = np.asarray(matrix[:: max(1, len(matrix) // SAMPLE)], np.float64)
+    values, vectors = np.linalg.eigh(sample.T @ sample)
+    return np.ascontiguousarray(vectors[:, np.argsort(-values, kind="stable")[:count]].T, dtype=np.float32)

@@ -200,12 +200,10 @@ def _share_rivals(retriever) -> None:
     read them once."""
     from dataclasses import replace
 
-    from retrieval.arrays import LastProduct
-
     stories, remembered = retriever.stories, retriever.remembered
     if stories is None or stories.retellings is None or remembered is None:
         return
-    rivals = LastProduct(stories.retellings.trailing_rivals())
+    rivals = stories.retellings.trailing_rivals()
     retriever.stories = replace(stories, retellings=stories.retellings.sharing(rivals))
     retriever.remembered = replace(remembered, retellings=remembered.retellings.sharing(rivals))
     described = retriever.knowledge.described

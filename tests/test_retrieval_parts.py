@@ -155,3 +155,29 @@ def test_a_last_product_is_computed_once_per_vector_and_never_handed_to_another(
     first[0] = 2.0  # the caller's vector changed in place: a new product, not the kept one
     assert (product @ first).tolist() == [0.0, 6.0, 12.0, 18.0]
     assert (product @ np.array([0.0, 0.0, 1.0], np.float32)).tolist() == [2.0, 5.0, 8.0, 11.0]
+
+
+def test_bounded_rows_hold_every_dot_within_their_bounds_and_give_the_exact_ones_asked_for():
+    from retrieval.arrays import BoundedRows
+
+    rng = np.random.default_rng(3)
+    shared = rng.normal(size=(1, 32))  # rows that lean one way, as sentence meanings do
+    matrix = shared + 0.3 * rng.normal(size=(300, 32))
+    matrix = (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+    rows = BoundedRows(matrix, axes=6, whole_below=0)
+    assert rows.head.shape == (300, 6) and rows.head.flags.c_contiguous
+    for _ in range(20):
+        vector = (shared[0] + 0.5 * rng.normal(size=32)).astype(np.float32)
+        vector /= np.linalg.norm(vector)
+        estimate, slack = rows.bounds(vector)
+        exact = matrix @ vector
+        assert np.all(estimate - slack <= exact) and np.all(exact <= estimate + slack)
+        assert np.median(slack) < 0.5 * np.median(np.abs(exact))  # the axes hold most of the length: tight
+        assert rows.bounds(vector.copy())[0] is estimate  # the same message: kept for the banks that share them
+        assert np.allclose(rows.exact(vector, np.array([4, 250])), exact[[4, 250]], atol=1e-6)
+    tail, head = rows.after(200), rows.first(200, copy=True)
+    assert np.shares_memory(tail.matrix, matrix) and not np.shares_memory(head.head, rows.head)
+    assert np.allclose(tail.bounds(vector)[0], estimate[200:]) and np.allclose(head.bounds(vector)[0], estimate[:200])
+    whole = BoundedRows(matrix[:10])  # small banks are multiplied whole: exact, no slack
+    assert whole.axes is None and not whole.bounds(vector)[1].any()
+    assert np.allclose(whole.bounds(vector)[0], matrix[:10] @ vector)

@@ -191,8 +191,8 @@ def test_the_gate_learns_a_story_retold_from_messages_of_other_kinds():
     vectors[:, 0] = 1.0  # one meaning for all: the n-grams decide
     retellings = Retellings.build([*stories, *others], np.array([*range(6), *[-1] * 6]), vectors)
     assert retellings.gate is not None and retellings.gate.shape == (2 ** 16 + 4 + 1,)
-    assert retellings._read("tem a história do menino que venceu o gigante", vectors[0])[1] > 0.5 > \
-        retellings._read("estou triste e com medo, perdi tudo", vectors[0])[1]
+    assert retellings._read("tem a história do menino que venceu o gigante", vectors[0]).like > 0.5 > \
+        retellings._read("estou triste e com medo, perdi tudo", vectors[0]).like
     again = Retellings.from_arrays(retellings.arrays())  # kept beside the index with the rest
     assert np.array_equal(again.gate, retellings.gate)
 
@@ -295,7 +295,6 @@ def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedde
 
 
 def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
-    from retrieval.arrays import LastProduct
     from retrieval.knowledge.retellings import RIVAL, Retellings
 
     others = ["perdi meu emprego e estou triste", "bom dia pastor", "qual o horário do culto?"]
@@ -306,7 +305,7 @@ def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
     verses = Retellings.build(["um pastor que guarda as ovelhas", "a força vem de quem nos sustenta",
                                *others], np.array([0, 1, *[RIVAL] * 3]), np.vstack([rng.normal(size=(2, 8)),
                                                                                      rival_vectors]))
-    rivals = LastProduct(stories.trailing_rivals())
+    rivals = stories.trailing_rivals()
     shared = [bank.sharing(rivals) for bank in (stories, verses)]
     assert all(bank.rivals is rivals for bank in shared)
     assert len(shared[1].vectors) == 2  # a bank that reads its rivals through another's keeps no copy of them
@@ -317,3 +316,34 @@ def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
     other = Retellings.build(["aquela do barco", "outra coisa qualquer"], np.array([0, RIVAL]),
                              rng.normal(size=(2, 8)).astype(np.float32))
     assert other.sharing(rivals) is other  # rivals that are not exactly these rows are read as before
+
+
+def test_a_bank_read_through_its_bounds_tells_what_the_whole_product_tells():
+    from dataclasses import replace
+
+    from retrieval.arrays import BoundedRows
+    from retrieval.knowledge.retellings import RIVAL, Retellings
+
+    rng = np.random.default_rng(11)
+    words = ["gigante", "pedra", "barco", "chuva", "leão", "cova", "peixe", "mar", "emprego", "medo", "culto",
+             "oração", "mãe", "doente", "sal", "estátua"]
+    texts = [" ".join(rng.choice(words, 4)) for _ in range(400)]
+    rows = np.where(np.arange(400) < 250, np.arange(400) % 40, RIVAL)
+    leaning = rng.normal(size=(1, 24))
+    vectors = (leaning + 0.4 * rng.normal(size=(400, 24))).astype(np.float32)
+    whole = Retellings.build(texts, rows, vectors)
+    assert whole.meanings.axes is None  # fewer rows than are worth bounding
+    bounded = replace(whole, meanings=BoundedRows(whole.vectors, axes=4, whole_below=0))
+    shared = bounded.sharing(bounded.trailing_rivals())
+    assert shared.rivals is not None and len(shared.meanings) == 250
+    story, other, exact = rows >= 0, rows == RIVAL, []
+    for _ in range(40):
+        message = " ".join(rng.choice(words, 3))
+        vector = (leaning[0] + 0.6 * rng.normal(size=24)).astype(np.float32)
+        expected = whole.telling(message, vector, floor=0.0, margin=-1.0)
+        for bank in (bounded, shared):
+            assert bank.telling(message, vector, floor=0.0, margin=-1.0) == pytest.approx(expected, abs=1e-6)
+        assert np.allclose(shared.cosines(message, vector), whole.cosines(message, vector), atol=1e-6)
+        reading = shared._read(message, vector)
+        exact.append(np.mean(reading.nearest(story, other) != reading.low))
+    assert np.median(exact) < 0.5  # most rows are left at their bounds

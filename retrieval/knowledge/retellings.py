@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import LastProduct, save_arrays
+from retrieval.arrays import BoundedRows, save_arrays
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +36,17 @@ class Retellings:
 
     rows: np.ndarray  # each retelling's passage row; -1 for a message of another kind
     ngrams: object  # sparse tf-idf rows of the character n-grams, unit length (by column: a message has few)
-    vectors: np.ndarray  # the meanings, unit length
+    meanings: BoundedRows  # the meanings, unit length (all rows, or those before the rivals when shared)
     idf: np.ndarray
     norms: np.ndarray  # each retelling's length over both blocks
     gate: np.ndarray | None = None  # logit weights of "a story retold" against "a message of another kind":
     # the n-grams' columns, the embedding's, then the bias (learned from the same texts: one idf)
-    rivals: LastProduct | None = None  # the trailing rivals' meanings, when another bank holds the same (`sharing`)
+    rivals: BoundedRows | None = None  # the trailing rivals' meanings, when another bank holds the same (`sharing`)
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The meanings this bank keeps (without shared rivals)."""
+        return self.meanings.matrix
 
     def arrays(self) -> dict[str, np.ndarray]:
         """What `from_arrays` needs, for the cache beside the index (the n-grams take seconds to count)."""
@@ -58,7 +63,7 @@ class Retellings:
             return None
         ngrams = csc_matrix((data["told_data"], data["told_indices"], data["told_indptr"]),
                             shape=tuple(data["told_shape"]))
-        return cls(data["told_rows"], ngrams, data["told_vectors"], data["told_idf"], data["told_norms"],
+        return cls(data["told_rows"], ngrams, BoundedRows(data["told_vectors"]), data["told_idf"], data["told_norms"],
                    data["told_gate"] if "told_gate" in data else None)
 
     @classmethod
@@ -72,50 +77,53 @@ class Retellings:
         rows = np.asarray(rows)
         gate = _gate(texts, rows, vectors)
         kept = rows != CONTRAST  # the contrasts taught the gate; no message is compared with them
-        return cls(rows[kept], ngrams[kept].tocsc(), unit(vectors)[kept], idf, norms[kept], gate)
+        return cls(rows[kept], ngrams[kept].tocsc(), BoundedRows(unit(vectors)[kept]), idf, norms[kept], gate)
 
-    def sharing(self, rivals: LastProduct) -> Retellings:
-        """These retellings reading their trailing rivals' meanings through ``rivals`` (multiplied once a message
-        for every bank that holds them), or themselves when their rivals are not exactly those rows."""
+    def sharing(self, rivals: BoundedRows) -> Retellings:
+        """These retellings reading their trailing rivals' meanings through ``rivals`` (bounded once a message for
+        every bank that holds them), or themselves when their rivals are not exactly those rows."""
         first = len(self.rows) - len(rivals)
         if first < 0 or not (self.rows[first:] == RIVAL).all() or not np.array_equal(self.vectors[first:],
                                                                                       rivals.matrix):
             return self
-        if np.shares_memory(self.vectors, rivals.matrix):  # the bank the rivals were read from keeps them
-            return replace(self, rivals=rivals)
-        return replace(self, rivals=rivals, vectors=self.vectors[:first].copy())  # one copy of the rivals
+        # the bank the rivals were read from keeps them; another keeps one copy of its own rows only
+        return replace(self, rivals=rivals,
+                       meanings=self.meanings.first(first, copy=not np.shares_memory(self.vectors, rivals.matrix)))
 
-    def trailing_rivals(self) -> np.ndarray:
-        """The meanings of the rivals after the last retelling (a view: rivals come last; before `sharing`)."""
+    def trailing_rivals(self) -> BoundedRows:
+        """The meanings of the rivals after the last retelling (views on the same axes; before `sharing`)."""
         story = np.flatnonzero(self.rows != RIVAL)
-        first = int(story[-1]) + 1 if len(story) else 0
-        return self.vectors[first:]
+        return self.meanings.after(int(story[-1]) + 1 if len(story) else 0)
 
     def cosines(self, text: str, vector: np.ndarray) -> np.ndarray:
         """Cosine of the message to each retelling over both blocks (`textmodel.features`, normalised), computed
-        block by block: one sparse and one dense product, no stacked matrix."""
-        return self._read(text, vector)[0]
+        block by block: one sparse and one dense product, no stacked matrix; every one exact."""
+        reading = self._read(text, vector)
+        return reading.exactly(np.arange(len(self.rows)))
 
-    def _read(self, text: str, vector: np.ndarray) -> tuple[np.ndarray, float]:
-        """(the cosines, the gate's P(a story retold)), from one count of the message's n-grams."""
+    def _read(self, text: str, vector: np.ndarray) -> _Reading:
+        """The bounds of the cosines and the gate's P(a story retold), from one count of the message's n-grams."""
         from retrieval.understand.textmodel import EMBEDDING_WEIGHT, N_FEATURES, ngram_counts, tfidf
 
         query = tfidf(ngram_counts([text]), self.idf)
         meaning = unit(vector)
-        weight = EMBEDDING_WEIGHT ** 2
-        dot = self.ngrams[:, query.indices] @ query.data + weight * self._meaning_dot(meaning)
-        cosine = dot / (self.norms * np.sqrt(query.data @ query.data + weight))
-        if self.gate is None:
-            return cosine, 0.0
-        logit = float(self.gate[query.indices] @ query.data + EMBEDDING_WEIGHT * (self.gate[N_FEATURES:-1] @ meaning)
-                      + self.gate[-1])
-        return cosine, float(1.0 / (1.0 + np.exp(-logit)))
+        banks = (self.meanings,) if self.rivals is None else (self.meanings, self.rivals)
+        estimate, slack = (np.concatenate(parts) for parts in zip(*(bank.bounds(meaning) for bank in banks)))
+        reading = _Reading(self, meaning, self.ngrams[:, query.indices] @ query.data, estimate, slack,
+                           self.norms * np.sqrt(query.data @ query.data + EMBEDDING_WEIGHT ** 2))
+        if self.gate is not None:
+            logit = float(self.gate[query.indices] @ query.data
+                          + EMBEDDING_WEIGHT * (self.gate[N_FEATURES:-1] @ meaning) + self.gate[-1])
+            reading.like = float(1.0 / (1.0 + np.exp(-logit)))
+        return reading
 
-    def _meaning_dot(self, meaning: np.ndarray) -> np.ndarray:
-        if self.rivals is None:
-            return self.vectors @ meaning
-        own = self.vectors[:len(self.rows) - len(self.rivals)]
-        return np.concatenate([own @ meaning, self.rivals @ meaning])
+    def _exact_meanings(self, meaning: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        own = len(self.meanings)
+        if self.rivals is None or not len(rows) or rows[-1] < own:
+            return self.meanings.exact(meaning, rows)
+        split = int(np.searchsorted(rows, own))
+        return np.concatenate([self.meanings.exact(meaning, rows[:split]),
+                               self.rivals.exact(meaning, rows[split:] - own)])
 
     def told(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN) -> int | None:
         """The passage row the message retells, or None."""
@@ -133,13 +141,14 @@ class Retellings:
         story, other = self.rows >= 0, self.rows == RIVAL
         if not story.any():
             return None
-        cosine, like = self._read(text, vector)
+        reading = self._read(text, vector)
+        cosine = reading.nearest(story, other)
         stories = np.flatnonzero(story)
         top = np.argpartition(-cosine[stories], min(3, len(stories)) - 1)[:3]
         nearest = stories[top[np.argsort(-cosine[stories][top], kind="stable")]]
         if avoid and avoid.intersection(self.rows[nearest].tolist()):
             return None
-        best = int(nearest[0])
+        best, like = int(nearest[0]), reading.like
         ahead = float(cosine[best]) - (float(cosine[other].max()) if other.any() else 0.0)
         agree = int(np.sum(self.rows[nearest] == self.rows[best]))
         if cosine[best] >= floor and ahead >= margin and agree >= agreeing:
@@ -147,6 +156,37 @@ class Retellings:
         if like >= LIKE_A_RETELLING and cosine[best] >= like_floor and ahead >= 0 and agree >= LIKE_AGREEING:
             return int(self.rows[best]), ahead, like
         return None
+
+
+class _Reading:
+    """One message read against a bank: each cosine's bounds, made exact only where asked."""
+
+    def __init__(self, bank: Retellings, meaning, sparse, estimate, slack, scale):
+        from retrieval.understand.textmodel import EMBEDDING_WEIGHT
+
+        self.bank, self.meaning, self.sparse, self.scale, self.like = bank, meaning, sparse, scale, 0.0
+        self.weight = EMBEDDING_WEIGHT ** 2
+        self.low = (sparse + self.weight * (estimate - slack)) / scale
+        self.high = (sparse + self.weight * (estimate + slack)) / scale
+
+    def exactly(self, rows: np.ndarray) -> np.ndarray:
+        """The exact cosines of ``rows`` (ascending)."""
+        dots = self.bank._exact_meanings(self.meaning, rows)
+        return (self.sparse[rows] + self.weight * dots) / self.scale[rows]
+
+    def nearest(self, story: np.ndarray, other: np.ndarray) -> np.ndarray:
+        """Cosines exact for the three nearest retellings and the nearest message of another kind (every row that
+        could be one of them); the others at their lower bound, below those."""
+        cosine = self.low.copy()
+        doubt = np.zeros(len(cosine), bool)
+        for kind, count in ((story, 3), (other, 1)):
+            if kind.any():
+                low = self.low[kind]
+                last = max(len(low) - count, 0)  # the count-th highest lower bound of the kind is the bar
+                doubt |= kind & (self.high >= np.partition(low, last)[last])
+        rows = np.flatnonzero(doubt)
+        cosine[rows] = self.exactly(rows)
+        return cosine
 
 
 def cached_retellings(path: Path | None, texts: Sequence[str], rows: np.ndarray, vectors: Callable[[], np.ndarray],
