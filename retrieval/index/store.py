@@ -104,10 +104,10 @@ def chroma_client(path: Path | None = None, url: str = ""):
         raise StoreError(f"não foi possível abrir o Chroma em {where}: {type(error).__name__}: {error}") from error
 
 
-# Chroma's default HNSW search (ef 100, M 16) missed up to a fifth of the exact
-# top 100 on dev queries over 31k verses; these settings measured 0.95-1.0 recall
-# at about 4 ms a query.
-HNSW = {"hnsw:space": "cosine", "hnsw:search_ef": 200, "hnsw:construction_ef": 200, "hnsw:M": 32}
+# Chroma's default graph (M 16) missed up to a fifth of the exact top 100 on dev queries over 31k verses;
+# M 32 holds 0.90 of it at search ef 100 (0.965 at 200), and no eval set reads the difference (204 of 7,500
+# items reorder, 4 gain a hit in the top 5 and 2 lose it), while a search takes ~1.7 ms less (docs/performance.md).
+HNSW = {"hnsw:space": "cosine", "hnsw:search_ef": 100, "hnsw:construction_ef": 200, "hnsw:M": 32}
 
 
 class ChromaStore:
