@@ -85,7 +85,9 @@ class BoundedRows:
         return estimate, slack
 
     def exact(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The dots of ``rows`` with ``vector``."""
+        """The dots of ``rows`` with ``vector`` (of every row when many are asked: no copy of most of the matrix)."""
+        if len(rows) > len(self.matrix) // 8:
+            return (self.matrix @ vector)[rows]
         return self.matrix[rows] @ vector
 
     def first(self, count: int, copy: bool) -> BoundedRows:
@@ -106,8 +108,13 @@ class BoundedRows:
 
 
 def _principal_axes(matrix: np.ndarray, count: int) -> np.ndarray:
-    """The ``count`` directions that hold most of the rows' squared length (uncentred: a dot's bound), from an
-    evenly spread sample of the rows."""
-    sample = np.asarray(matrix[:: max(1, len(matrix) // SAMPLE)], np.float64)
-    values, vectors = np.linalg.eigh(sample.T @ sample)
+    """The ``count`` directions that hold most of the rows' squared length (uncentred: a dot's bound), from evenly
+    spread blocks of rows (summed block by block: no copy of the matrix)."""
+    block = 256
+    every = max(1, len(matrix) // SAMPLE) * block
+    gram = np.zeros((matrix.shape[1], matrix.shape[1]))
+    for start in range(0, len(matrix), every):
+        rows = np.asarray(matrix[start:start + block], np.float32)
+        gram += rows.T @ rows
+    values, vectors = np.linalg.eigh(gram)
     return np.ascontiguousarray(vectors[:, np.argsort(-values, kind="stable")[:count]].T, dtype=np.float32)
