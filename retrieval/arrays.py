@@ -24,27 +24,6 @@ def save_arrays(path: Path, what: str, **arrays: np.ndarray) -> bool:
         return False
 
 
-class LastProduct:
-    """A matrix that keeps its product with the last vector it was multiplied by: banks that hold the same rows
-    (the retellings' and the remembered verses' rivals, the topics' names) read them once a message."""
-
-    def __init__(self, matrix: np.ndarray):
-        self.matrix = matrix
-        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (vector, product), replaced whole: thread-safe
-
-    def __len__(self) -> int:
-        return len(self.matrix)
-
-    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
-        last = self._last
-        if last is not None and np.array_equal(last[0], vector):
-            return last[1]
-        product = self.matrix @ vector
-        product.flags.writeable = False
-        self._last = (np.array(vector, copy=True), product)
-        return product
-
-
 AXES = 128  # principal axes kept beside each row: a search reads a quarter of a bank's bytes
 WHOLE_BELOW = 512  # smaller banks are multiplied whole
 SAMPLE = 4096  # rows the axes are fitted on (any axes give safe bounds; these only make them tight)
@@ -65,6 +44,11 @@ class BoundedRows:
             length = np.einsum("ij,ij->i", matrix, matrix) - np.einsum("ij,ij->i", self.head, self.head)
             self.rest = np.sqrt(np.maximum(length, 0.0))
         self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # replaced whole: thread-safe
+
+    @classmethod
+    def whole(cls, matrix: np.ndarray) -> BoundedRows:
+        """Rows always multiplied whole (exact, no slack): the product of the last message is still kept."""
+        return cls(matrix, whole_below=len(matrix) + 1)
 
     def __len__(self) -> int:
         return len(self.matrix)

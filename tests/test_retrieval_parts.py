@@ -144,17 +144,18 @@ def test_bank_vectors_are_kept_per_embedder_and_only_new_lines_are_embedded(tmp_
 
 
 def test_a_last_product_is_computed_once_per_vector_and_never_handed_to_another():
-    from retrieval.arrays import LastProduct
+    from retrieval.arrays import BoundedRows
 
     matrix = np.arange(12, dtype=np.float32).reshape(4, 3)
-    product = LastProduct(matrix)
+    product = BoundedRows.whole(matrix)
     first = np.array([1.0, 0.0, 0.0], np.float32)
-    again = product @ first.copy()
-    assert again is product @ first  # the same vector: the product kept, not computed again
+    again = product.bounds(first.copy())[0]
+    assert again is product.bounds(first)[0]  # the same vector: the product kept, not computed again
     assert again.tolist() == [0.0, 3.0, 6.0, 9.0] and not again.flags.writeable  # shared: nobody may change it
     first[0] = 2.0  # the caller's vector changed in place: a new product, not the kept one
-    assert (product @ first).tolist() == [0.0, 6.0, 12.0, 18.0]
-    assert (product @ np.array([0.0, 0.0, 1.0], np.float32)).tolist() == [2.0, 5.0, 8.0, 11.0]
+    assert product.bounds(first)[0].tolist() == [0.0, 6.0, 12.0, 18.0]
+    assert product.bounds(np.array([0.0, 0.0, 1.0], np.float32))[0].tolist() == [2.0, 5.0, 8.0, 11.0]
+    assert product.axes is None and not product.bounds(first)[1].any()  # whole: exact, no slack
 
 
 def test_bounded_rows_hold_every_dot_within_their_bounds_and_give_the_exact_ones_asked_for():

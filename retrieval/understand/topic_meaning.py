@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.arrays import LastProduct, save_arrays
+from retrieval.arrays import BoundedRows, save_arrays
 from retrieval.understand.topics import TopicIndex
 
 log = logging.getLogger(__name__)
@@ -71,11 +71,11 @@ class TopicMeanings:
     sizes: np.ndarray
 
     def __post_init__(self):  # the names are read once a message, by the topics channel and the relevance model
-        object.__setattr__(self, "_names", LastProduct(self.vectors))
+        object.__setattr__(self, "_names", BoundedRows.whole(self.vectors))
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of a message (its embedding) to every topic's name."""
-        return self._names @ _unit(vector)
+        return self._names.bounds(_unit(vector))[0]
 
     @classmethod
     def build(cls, topics: TopicIndex, embed: Embed, frames: Sequence[str], batch: int = 256) -> TopicMeanings:
