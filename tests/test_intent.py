@@ -68,3 +68,31 @@ def test_a_malformed_bank_line_names_the_file_and_line(tmp_path):
     path = write(tmp_path, "intents.jsonl", '{"text": "oi", "intent": "smalltalk"}\n{"text": "x", "intent": "?"}\n')
     with pytest.raises(ValueError, match=r"intents.jsonl:2"):
         load_bank(path)
+
+
+def test_a_message_is_scored_as_by_its_stacked_features():
+    """The contiguous coefficient blocks are a shortcut: the product of the stacked features, to rounding."""
+    import numpy as np
+
+    from retrieval.understand.textmodel import (
+        _WORD_HASHING,
+        N_FEATURES,
+        LinearTextModel,
+        features,
+        folded,
+        ngram_counts,
+    )
+
+    texts = ["a paz do Senhor, irmão", "kkk", "Não temas!!", "quem foi Davi?", "😀"]
+    rng = np.random.default_rng(3)
+    idf = rng.uniform(1.0, 8.0, N_FEATURES)
+    vectors = rng.normal(size=(len(texts), 4)).astype(np.float32)
+    words = rng.uniform(1.0, 8.0, N_FEATURES)
+    model = LinearTextModel(("a", "b", "c"), rng.normal(size=(3, 2 * N_FEATURES + 4)), rng.normal(size=3), idf,
+                            words, 0.5)
+    for i, text in enumerate(texts):
+        stacked = features(ngram_counts([text]), idf, vectors[i:i + 1], _WORD_HASHING.transform(folded([text])),
+                           words, 0.5)
+        logits = np.asarray(stacked @ model.coef.T).ravel() + model.intercept
+        expected = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+        assert np.allclose(model.probabilities([text], vectors[i:i + 1])[0], expected, rtol=1e-12, atol=0)

@@ -4,6 +4,7 @@ exemplars and the kind bank, that tells which kind of crisis it is (who is hurt,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -76,8 +77,12 @@ class RiskModel:
     report: dict  # cross-validated recall and false alarms on the bank, for /status and docs/evaluation.md
     kinds: LinearTextModel | None = None  # which kind, among risk messages; None: the likeliest non-safe class
 
+    @functools.cached_property
+    def _linear(self) -> LinearTextModel:
+        return LinearTextModel(self.classes, self.coef, self.intercept, self.idf)  # one: it keeps its blocks
+
     def probabilities(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
-        return LinearTextModel(self.classes, self.coef, self.intercept, self.idf).probabilities(texts, vectors)
+        return self._linear.probabilities(texts, vectors)
 
     def risk(self, text: str, vector: np.ndarray) -> tuple[float, str]:
         """P(risk) of one message (its whole text: scoring sentences apart measured worse) and its likeliest

@@ -101,7 +101,7 @@ class TopicIndex:
         rankings = [[p for p, _ in self.ranking(group, limit)] for group in groups]
         out: list[int] = []
         seen: set[int] = set()
-        for rank in range(limit):
+        for rank in range(min(limit, max(map(len, rankings), default=0))):  # a scope asks for every verse
             for ranking in rankings:
                 if rank < len(ranking) and ranking[rank] not in seen:
                     seen.add(ranking[rank])
