@@ -117,6 +117,10 @@ def test_a_person_described_is_named_by_the_nearest_descriptions_or_by_the_verse
     faint = "como chamava o homem que passou tres dias dentro do peixe?"
     assert person(faint) is None and person(faint, {"jonah_1", "jethro_1"}) == "jonah_1"
     assert person("qual o horário do culto de domingo?", {"jethro_1"}) is None  # near none of them
+    # someone the message names is never whom it asks for, however near their descriptions are
+    zacchaeus = "qual o nome do cobrador de impostos baixinho que subiu na arvore pra ver jesus"
+    assert people.person(zacchaeus, use_embedder.embed([zacchaeus])[0], named=frozenset({"zacchaeus_1"})) != \
+        "zacchaeus_1"
     DescribedPeople.build(DESCRIBED, known, STOPWORDS, embed, "slug-described", tmp_path)
     assert len(calls) == 1  # the descriptions' vectors are kept beside the index: a restart embeds nothing
     path = tmp_path / "described.jsonl"

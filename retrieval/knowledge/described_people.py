@@ -80,10 +80,14 @@ class DescribedPeople:
         return WORDS_SHARE * (self.matrix @ words.T).toarray().ravel() + \
             (1 - WORDS_SHARE) * (self.vectors @ unit(vector))
 
-    def person(self, text: str, vector: np.ndarray, spoken_of: frozenset[str] = frozenset()) -> str | None:
+    def person(self, text: str, vector: np.ndarray, spoken_of: frozenset[str] = frozenset(),
+               named: frozenset[str] = frozenset()) -> str | None:
         """The id of the person described: the nearest descriptions' when near and agreeing; else the nearest
-        among the people ``spoken_of`` by the verses found, when near enough; else None."""
+        among the people ``spoken_of`` by the verses found, when near enough; else None. Never someone the
+        message names (``named``: "com quem a Rute casou?" is not Rute)."""
         near = self.nearness(text, vector)
+        if named:
+            near = np.where([i in named for i in self.ids], -np.inf, near)
         top = np.argsort(-near, kind="stable")[:NEIGHBOURS]
         best = self.ids[top[0]]
         if near[top[0]] >= SURE and sum(self.ids[i] == best for i in top[:3]) >= AGREEING:

@@ -204,7 +204,10 @@ class Knowledge:
             if not story:  # a story found that speaks of them from its first verses answers better
                 return self._person(retriever, plan, relative, intent.as_dict(), k, lead=told)
         how = self._described(plan, said, intent)
-        if how is None and (person := self._asked_by_description(retriever, plan, intent, said)) is not None:
+        person = None if how is not None else self._asked_by_description(retriever, plan, intent, said)
+        if how is None and person is None and found.mode not in ("citacao", "historia"):
+            person = self._surely_described(retriever, plan, intent, said)
+        if person is not None:
             told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]
             return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
         if how is None or how == "told" and found.mode in ("citacao", "historia"):
@@ -217,6 +220,18 @@ class Knowledge:
             return None
         told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
         return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
+
+    def _surely_described(self, retriever, plan, intent: Intent | None, said: str):
+        """Someone a question about Scripture asks for in words its askers' descriptions share, however it is
+        phrased ("com quem a Rute se casou depois que ficou viúva?"): the person of the nearest descriptions, when
+        near and agreeing, never one it names; else None (asked only when no verse quoted or story was found: the
+        descriptions alone read "a mulher que desceu os espias pela janela" as Mical)."""
+        if self.described is None or intent is None or intent.name != KNOWLEDGE or plan.scope is not None or \
+                not _ASKS_WHO.search(said) or _WHO_SAID.search(said):
+            return None
+        found = self.described.person(plan.text, retriever.embed_query(plan.text),
+                                      named=self.people.everyone_named(said.split()))
+        return self._by_id.get(found or "")
 
     def _relative_opening(self, plan, said: str, intent: Intent | None):
         """The relative of someone named that opens a question about the Bible ("o filho do jonatas q era
