@@ -281,6 +281,15 @@ def test_what_is_asked_is_understood(full, question, mode, expected):
     assert expected is None or expected in [i for hit in result.hits[:3] for i in hit.ids]
 
 
+@pytest.mark.parametrize("question", [
+    "o filho do rei davi q se virou contra o pai e morreu enganchado pelo cabelo numa arvore, qual era o nome dele?",
+    "o filho do davi que liderou uma revolta contra o pai e ficou preso pelo cabelo numa arvore, qual o nome dele?"])
+def test_the_relative_a_question_describes_is_the_one_it_asks_for(full, question):
+    # "o filho do Davi…" opens with a relative: the one the askers' descriptions name (was Salomão, the best known)
+    result = full.search(question)
+    assert result.mode == "pessoa" and result.named == "Absalão", result.as_dict()
+
+
 def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
     # "um homem de Deus, que" is five words of 1 Samuel 9:6, and the person quotes nothing: she asks for care
     result = full.search("Meu marido me humilha na frente dos filhos e todo mundo na igreja diz que ele é um homem "

@@ -198,18 +198,16 @@ class Knowledge:
         or a story found."""
         said = words_of(plan.text)
         positions = [retriever.bible.position(*h.verse.key) for h in found.hits]
-        if (relative := self._relative_opening(plan, said, intent)) is not None:
-            told = [p for p in positions if relative in self._mentions.at(p)][:DESCRIBED_VERSES]
+        if (relative := self._relative_opening(retriever, plan, said, intent)) is not None:
             story = found.mode == "historia" and any(relative in self._mentions.at(p) for p in positions[:STORY_SPEAKS])
             if not story:  # a story found that speaks of them from its first verses answers better
-                return self._person(retriever, plan, relative, intent.as_dict(), k, lead=told)
+                return self._described_answer(retriever, plan, relative, positions, intent, k)
         how = self._described(plan, said, intent)
         person = None if how is not None else self._asked_by_description(retriever, plan, intent, said)
         if how is None and person is None and found.mode not in ("citacao", "historia"):
             person = self._surely_described(retriever, plan, intent, said)
         if person is not None:
-            told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]
-            return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
+            return self._described_answer(retriever, plan, person, positions, intent, k)
         if how is None or how == "told" and found.mode in ("citacao", "historia"):
             return None
         gender = gender_asked(said, self._describing)
@@ -218,7 +216,11 @@ class Knowledge:
             positions, set(said.split()), gender, self._describing) if how == "asked" else None)
         if person is None:
             return None
-        told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]  # the deed asked about
+        return self._described_answer(retriever, plan, person, positions, intent, k)
+
+    def _described_answer(self, retriever, plan, person, positions: list[int], intent: Intent, k: int) -> SearchResult:
+        """The person described, led by the verses found that speak of them (the deed asked about)."""
+        told = [p for p in positions if person in self._mentions.at(p)][:DESCRIBED_VERSES]
         return self._person(retriever, plan, person, intent.as_dict(), k, lead=told)
 
     def _surely_described(self, retriever, plan, intent: Intent | None, said: str):
@@ -233,15 +235,23 @@ class Knowledge:
                                       named=self.people.everyone_named(said.split()))
         return self._by_id.get(found or "")
 
-    def _relative_opening(self, plan, said: str, intent: Intent | None):
+    def _relative_opening(self, retriever, plan, said: str, intent: Intent | None):
         """The relative of someone named that opens a question about the Bible ("o filho do jonatas q era
-        aleijado": Mefibosete, not the story of Davi and Jônatas its words found); None otherwise."""
+        aleijado": Mefibosete, not the story of Davi and Jônatas its words found): the one the descriptions name,
+        when they name a relative of theirs ("o filho do rei Davi que se rebelou…": Absalão, not Salomão, the best
+        known); None otherwise."""
         opening = _OPENS_WITH_KIN.match(said)
         if opening is None or opening.group("kin") not in asked_kinship() or intent is None or \
                 intent.name in (SMALLTALK, SITUATION, TEACHING):
             return None
         named = self.people.find(said.split(), plan.text)
-        return self.people.relative(named, said.split()) if named is not None else None
+        relative = self.people.relative(named, said.split()) if named is not None else None
+        if relative is None:
+            return None
+        described = self._asked_by_description(retriever, plan, intent, said) or \
+            self._surely_described(retriever, plan, intent, said)
+        related = described is not None and any(name == named.name for _, name, _ in described.relatives)
+        return described if related else relative
 
     def _described_by_askers(self, retriever, plan, gender: str, spoken_of: frozenset[str]):
         """The person the nearest descriptions askers wrote name (retrieval/knowledge/described_people.py), of
