@@ -290,6 +290,15 @@ def test_the_relative_a_question_describes_is_the_one_it_asks_for(full, question
     assert result.mode == "pessoa" and result.named == "Absalão", result.as_dict()
 
 
+@pytest.mark.parametrize(("question", "named"), [
+    ("como se chamava o servo do sumo sacerdote que o Pedro feriu com a espada?", "Pedro"),
+    ("quem era o profeta que o rei Acabe chamava de perturbador de Israel?", "Acabe"),
+    ("qual era o nome do gigante que o jovem Davi enfrentou?", "Davi")])
+def test_someone_named_inside_a_description_is_never_whom_it_asks_for(full, question, named):
+    # each brought the person named after "que" (the descriptions of Pedro, Acabe and Davi are the nearest)
+    assert full.search(question).named != named
+
+
 def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
     # "um homem de Deus, que" is five words of 1 Samuel 9:6, and the person quotes nothing: she asks for care
     result = full.search("Meu marido me humilha na frente dos filhos e todo mundo na igreja diz que ele é um homem "

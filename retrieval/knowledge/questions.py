@@ -49,6 +49,7 @@ _PLACE = re.compile(r"\b(?:aconte\w+|houve|ocorreu) (?:\w+ ){0,2}(?:em|no|na|nos
 _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|gratidao)\s+(?:a\s+|ao\s+)?(?:meu\s+)?"
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _ASKS_WHO = re.compile(r"\b(?:quem|qual|nome)\b|" + NAME_ASKED)  # someone's identity asked for
+_NOT_RELATIVE = frozenset({"por", "o", "pra", "para"})  # "por que", "o que", "pra que" ask; "o servo que…" describes
 _WHO_SAID = re.compile(r"\bquem (?:disse|falou|escreveu|diz|fala)\b")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
@@ -255,10 +256,16 @@ class Knowledge:
 
     def _described_by_askers(self, retriever, plan, gender: str, spoken_of: frozenset[str]):
         """The person the nearest descriptions askers wrote name (retrieval/knowledge/described_people.py), of
-        the gender asked for if any; None when they neither agree nor match whom the verses found speak of."""
+        the gender asked for if any; None when they neither agree nor match whom the verses found speak of; never
+        someone named inside the description ("o gigante que o Davi derrubou" is not Davi; "Judas, aquele que…"
+        may be Judas)."""
         if self.described is None:
             return None
-        found = self.described.person(plan.text, retriever.embed_query(plan.text), spoken_of)
+        words = words_of(plan.text).split()
+        that = next((i for i, w in enumerate(words) if w in ("que", "q") and (i == 0 or words[i - 1] not in
+                                                                          _NOT_RELATIVE)), len(words))
+        found = self.described.person(plan.text, retriever.embed_query(plan.text), spoken_of,
+                                      self.people.everyone_named(words[that + 1:]))
         person = self._by_id.get(found or "")
         return person if person is not None and (not gender or not person.gender or person.gender == gender) else None
 
