@@ -299,6 +299,12 @@ def test_someone_named_inside_a_description_is_never_whom_it_asks_for(full, ques
     assert full.search(question).named != named
 
 
+def test_a_description_the_asking_gate_reads_is_answered_by_it_first(full):
+    # the verses found speak of Satanás entering Judas; the gate reads the descriptions of Matias (was Satanás)
+    result = full.search("como se chamava o apóstolo sorteado pra substituir Judas?")
+    assert result.mode == "pessoa" and result.named == "Matias", result.as_dict()
+
+
 def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
     # "um homem de Deus, que" is five words of 1 Samuel 9:6, and the person quotes nothing: she asks for care
     result = full.search("Meu marido me humilha na frente dos filhos e todo mundo na igreja diz que ele é um homem "

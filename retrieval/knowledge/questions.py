@@ -213,8 +213,9 @@ class Knowledge:
             return None
         gender = gender_asked(said, self._describing)
         spoken_of = frozenset(p.id for position in positions for p in self._mentions.at(position))
-        person = self._described_by_askers(retriever, plan, gender, spoken_of) or (self._mentions.most_spoken_of(
-            positions, set(said.split()), gender, self._describing) if how == "asked" else None)
+        person = (self._asked_by_description(retriever, plan, intent, said) if how == "asked" else None) or \
+            self._described_by_askers(retriever, plan, gender, spoken_of) or (self._mentions.most_spoken_of(
+                positions, set(said.split()), gender, self._describing) if how == "asked" else None)
         if person is None:
             return None
         return self._described_answer(retriever, plan, person, positions, intent, k)
