@@ -291,7 +291,7 @@ def test_the_relative_a_question_describes_is_the_one_it_asks_for(full, question
 
 
 @pytest.mark.parametrize(("question", "named"), [
-    ("como se chamava o servo do sumo sacerdote que o Pedro feriu com a espada?", "Pedro"),
+    ("como se chamava o servo do sacerdote que o Pedro feriu com a espada?", "Pedro"),
     ("quem era o profeta que o rei Acabe chamava de perturbador de Israel?", "Acabe"),
     ("qual era o nome do gigante que o jovem Davi enfrentou?", "Davi")])
 def test_someone_named_inside_a_description_is_never_whom_it_asks_for(full, question, named):
