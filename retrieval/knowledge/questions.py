@@ -233,9 +233,7 @@ class Knowledge:
         if self.described is None or intent is None or intent.name != KNOWLEDGE or plan.scope is not None or \
                 not _ASKS_WHO.search(said) or _WHO_SAID.search(said):
             return None
-        found = self.described.person(plan.text, retriever.embed_query(plan.text),
-                                      named=self.people.everyone_named(said.split()))
-        return self._by_id.get(found or "")
+        return self._described_by_askers(retriever, plan, named=self.people.everyone_named(said.split()))
 
     def _relative_opening(self, retriever, plan, said: str, intent: Intent | None):
         """The relative of someone named that opens a question about the Bible ("o filho do jonatas q era
@@ -255,18 +253,20 @@ class Knowledge:
         related = described is not None and any(name == named.name for _, name, _ in described.relatives)
         return described if related else relative
 
-    def _described_by_askers(self, retriever, plan, gender: str, spoken_of: frozenset[str]):
+    def _described_by_askers(self, retriever, plan, gender: str = "", spoken_of: frozenset[str] = frozenset(),
+                             named: frozenset[str] | None = None):
         """The person the nearest descriptions askers wrote name (retrieval/knowledge/described_people.py), of
         the gender asked for if any; None when they neither agree nor match whom the verses found speak of; never
-        someone named inside the description ("o gigante que o Davi derrubou" is not Davi; "Judas, aquele que…"
-        may be Judas)."""
+        one of ``named``, by default those named inside the description ("o gigante que o Davi derrubou" is not
+        Davi; "Judas, aquele que…" may be Judas)."""
         if self.described is None:
             return None
-        words = words_of(plan.text).split()
-        that = next((i for i, w in enumerate(words) if w in ("que", "q") and (i == 0 or words[i - 1] not in
-                                                                          _NOT_RELATIVE)), len(words))
-        found = self.described.person(plan.text, retriever.embed_query(plan.text), spoken_of,
-                                      self.people.everyone_named(words[that + 1:]))
+        if named is None:
+            words = words_of(plan.text).split()
+            that = next((i for i, w in enumerate(words) if w in ("que", "q") and (i == 0 or words[i - 1] not in
+                                                                              _NOT_RELATIVE)), len(words))
+            named = self.people.everyone_named(words[that + 1:])
+        found = self.described.person(plan.text, retriever.embed_query(plan.text), spoken_of, named)
         person = self._by_id.get(found or "")
         return person if person is not None and (not gender or not person.gender or person.gender == gender) else None
 
