@@ -32,6 +32,7 @@ from bot.store.memory import Memory
 from retrieval.results import Status
 from retrieval.retriever import Retriever
 from retrieval.understand.intent import embedding_text
+from retrieval.understand.message import sentences
 from retrieval.understand.scope import detect_scope
 
 log = logging.getLogger("pastor")
@@ -71,6 +72,12 @@ class Pastor:
         self.crisis = CrisisResponder(care, retriever.bible, retriever.tones)
         self.smalltalk = SmallTalk.load(embed=retriever.embedder.embed)
 
+    def _crisis_beside_scripture(self, message: str) -> bool:
+        """Whether the sentences that are not Scripture themselves (a passage named, a verse quoted) still read
+        as a crisis: "conhece a história de Abraão e Isaque? Deus mandou eu oferecer meu filho, vou obedecer"."""
+        said = [s for s in sentences(message, shortest=1) if not _scripture(self.retriever.search(s, 10, None))]
+        return bool(said) and self.screener.screen(". ".join(said)).crisis
+
     def _small_talk(self, message: str, command_style: str) -> str:
         """The small-talk reply, its kind read by meaning too (the message's vector is the one the search cached)."""
         return self.smalltalk.reply(message, command_style, self.retriever.embed_query(embedding_text(message)))
@@ -106,7 +113,7 @@ class Pastor:
         screening = await on_cpu(self.screener.screen, message)
         if screening.layer == "semantic" or screening.watch:  # meaning alone; Scripture quoted is no crisis
             probe = await on_cpu(self.retriever.search, message, 10, None)  # cached for the answer
-            if probe.mode == "passagem" or (probe.signals is not None and probe.signals.looks_like_a_quote):
+            if _scripture(probe) and not (screening.crisis and await on_cpu(self._crisis_beside_scripture, message)):
                 screening = replace(screening, level=None, kind=None, also=None, watch=None,
                                     layer="quotation" if screening.layer == "semantic" else screening.layer)
             elif screening.watch and (probe.intent or {}).get("intent") != "situation":
@@ -300,3 +307,8 @@ class Pastor:
     def _join(first: str, second: str) -> str:
         """Two parts as paragraphs; an empty one is left out."""
         return "\n\n".join(part for part in (first, second) if part)
+
+
+def _scripture(result) -> bool:
+    """Whether a search read the message as Scripture itself: a passage it names, a verse it quotes."""
+    return result.mode == "passagem" or (result.signals is not None and result.signals.looks_like_a_quote)

@@ -103,8 +103,9 @@ def verse_then_remark(text: str) -> str | None:
     return parts[0] if sum(len(p.split()) for p in parts[1:]) <= REMARK_WORDS else None
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a message that says more than one, each long enough to tell something."""
+def sentences(text: str, shortest: int = SENTENCE_WORDS) -> list[str]:
+    """The sentences of a message that says more than one, each of ``shortest`` words at least (by default long
+    enough to tell something)."""
     parts = [p.strip() for p in _SENTENCE_END.split(text)]
-    said = [p for p in parts if len(p.split()) >= SENTENCE_WORDS]
+    said = [p for p in parts if p and len(p.split()) >= shortest]
     return said if len([p for p in parts if p]) > 1 else []
