@@ -136,6 +136,19 @@ trecho = "Lucas 2:13"
     assert read == {"louvar"}  # one edit from "louvor" and from "louvar": the first in order, never by chance
 
 
+def test_how_someone_was_called_never_names_a_calling(tmp_path, mini_index):
+    passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", """
+[[passagem]]
+nome = "O chamado dos primeiros discípulos"
+variantes = ["chamado dos discipulos"]
+trecho = "Mateus 5:2-3"
+tipo = "narrativa"
+"""))
+    assert passages.find("o chamado dos discípulos").name == "O chamado dos primeiros discípulos"
+    assert passages.find("quando Jesus chamou os discípulos") is not None  # the calling, in other forms
+    assert passages.find("como se chamava o discípulo que andou sobre a água?") is None  # a name asked, not this
+
+
 def test_a_broken_passage_file_names_the_entry(tmp_path):
     broken = write(tmp_path, "p.toml", '[[passagem]]\nnome = "Sem trecho"\ntrecho = "nenhum lugar"\n')
     with pytest.raises(PassagesError, match="Sem trecho"):

@@ -53,7 +53,7 @@ def _spelled(words: list[str]) -> list[str]:
 # words that only frame a request for a passage ("aquele capítulo", "me manda a história de…")
 FRAME = frozenset("aquele aquela aquilo capitulo capitulos historia texto passagem trecho versiculo versiculos biblia "
                   "fala falam diz dizem conta conte manda mande mostra mostre onde esta ta qual quais livro quero "
-                  "queria ler pastor fica".split())
+                  "queria ler pastor fica chamava chamavam".split())
 OWN_WORD_LENGTH = 7
 STEM_PREFIX = 6  # stems cut this short meet across word classes ("sacrifício"/"sacrificar", "prisão"/"preso" do not)
 MAX_STEMMED_PHRASE = 6
