@@ -259,6 +259,14 @@ async def test_a_danger_told_beside_a_passage_named_is_still_a_crisis(crisis_pas
     assert not at_risk or reply.crisis_kind == "psychosis-danger"
 
 
+def test_a_namesake_the_question_describes_is_the_one_answered(full):
+    described = full.search("Gamaliel, o fariseu mestre da lei que aconselhou o Sinédrio a deixar os apóstolos em "
+                            "paz, quem era?")
+    assert described.mode == "pessoa" and described.hits[0].id == "ACT.5.34", [h.id for h in described.hits[:3]]
+    bare = full.search("quem foi Gamaliel?")  # nothing said of him: the one the Bible speaks of most
+    assert bare.mode == "pessoa" and bare.hits[0].id.startswith("NUM."), [h.id for h in bare.hits[:3]]
+
+
 def test_a_life_told_in_a_story_s_imagery_is_cared_for_not_answered_with_the_story(full):
     result = full.search("to enfrentando um gigante, meu filho ta nas drogas")
     assert result.mode == "cuidado" and not any(hit.id.startswith("1SA.17") for hit in result.hits[:3])

@@ -255,6 +255,11 @@ class PeopleIndex:
             described.setdefault(describe(person, chosen, self.spelled, self._where(person), self.by_name), person)
         return [(p, d) for d, p in described.items()] if len(described) > 1 else []
 
+    def namesakes(self, folded_words: list[str], written: str = "") -> list[Person]:
+        """Everyone called by the name the question says, best known first, when nothing said qualifies one."""
+        candidates = self._candidates(folded_words, written)
+        return [] if any(p.qualifiers & set(folded_words) for p in candidates) else candidates
+
     def _candidates(self, folded_words: list[str], written: str = "") -> list[Person]:
         """Everyone called by the first name the question says, best known first: a name said as it is, then a
         name typed one letter off ("jezebel"), then a plain word that is also a name ("ela", "boa"), then a
