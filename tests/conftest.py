@@ -357,3 +357,19 @@ async def deliver(client, channel, payload, secret=None):
     response = await client.post("/whatsapp/webhook", data=body, headers=headers)
     await channel.conversation.drain()
     return response
+
+
+@pytest.fixture(scope="session")
+def full(tmp_path_factory, use_embedder):
+    """The real index of the 31,102-verse Bible, built once for the full-corpus modules (marked slow)."""
+    from retrieval.index.builder import build_index
+    from retrieval.index.config import IndexConfig
+    from retrieval.startup import open_retriever
+
+    config = IndexConfig(corpus_path=BLIVRE, data_dir=tmp_path_factory.mktemp("full"),
+                         topics_path=SHARED / "data" / "openbible-topic-votes.tsv",
+                         people_path=SHARED / "data" / "theographic")
+    report = build_index(config, embedder=use_embedder)
+    assert not report.skipped and report.vectors_upserted == 31102
+    assert build_index(config, embedder=use_embedder).skipped  # a restart does no work
+    return open_retriever(config, embedder=use_embedder)

@@ -7,15 +7,19 @@ import csv
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
+
+import numpy as np
 
 from corpus.canon import BY_CODE, BY_OSIS
 from corpus.text import fold
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.homonyms import FAMILY, asked_kinship, describe, listed_together, prominent, written_after
 from retrieval.knowledge.relatives import relative_asked
+from retrieval.knowledge.retellings import unit
 from retrieval.knowledge.spelling import NameSpelling, spoken_words
 
 _CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][a-zà-ÿ]+\b")  # "Jó" and "Ló" too
@@ -28,6 +32,7 @@ RARE_PERSON = 2  # verses naming someone so rarely asked about that a plain word
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
+NAMESAKE_MARGIN = 0.05  # how much nearer another namesake's verses must be than the best known's
 BARE_NAME_VERSES = 2  # verses naming someone whose name, typed alone as the Bible writes it, asks for them ("zaqueu")
 MAX_PLACE_VERSES = 400  # a name written more often ("Israel", "Senhor") tells no place apart
 DENSE = 5  # verses of one chapter that make it a chapter about the person (where their story begins)
@@ -255,10 +260,19 @@ class PeopleIndex:
             described.setdefault(describe(person, chosen, self.spelled, self._where(person), self.by_name), person)
         return [(p, d) for d, p in described.items()] if len(described) > 1 else []
 
-    def namesakes(self, folded_words: list[str], written: str = "") -> list[Person]:
-        """Everyone called by the name the question says, best known first, when nothing said qualifies one."""
+    def namesake_described(self, folded_words: list[str], written: str, verse_vectors,
+                           vector: Callable[[], np.ndarray]) -> Person | None:
+        """Of the people called by the name said, none qualified by what is said, the one whose verses are clearly
+        nearest the message (NAMESAKE_MARGIN of cosine above the best known's), or None; ``vector`` is made only
+        when the name is shared."""
         candidates = self._candidates(folded_words, written)
-        return [] if any(p.qualifiers & set(folded_words) for p in candidates) else candidates
+        if len(candidates) < 2 or any(p.qualifiers & set(folded_words) for p in candidates):
+            return None
+        message = unit(vector())
+        nearest = [float(np.max(unit(np.asarray(verse_vectors[sorted(p.positions)], np.float32)) @ message))
+                   if p.positions else -1.0 for p in candidates]
+        best = int(np.argmax(nearest))
+        return candidates[best] if nearest[best] >= nearest[0] + NAMESAKE_MARGIN else None
 
     def _candidates(self, folded_words: list[str], written: str = "") -> list[Person]:
         """Everyone called by the first name the question says, best known first: a name said as it is, then a

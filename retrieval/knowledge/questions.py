@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import (
@@ -23,7 +21,6 @@ from retrieval.knowledge.homonyms import asked_kinship
 from retrieval.knowledge.passage_reading import PassageReading, beyond_names, passage_result
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
-from retrieval.knowledge.retellings import unit
 from retrieval.results import OK, SearchResult
 from retrieval.understand.intent import KNOWLEDGE, OFFTOPIC, QUOTATION, SITUATION, SMALLTALK, TEACHING, Intent
 from retrieval.understand.message import asks_for_teaching
@@ -38,7 +35,6 @@ STORY_SPEAKS = 3  # a story found for a relative asked answers when one of its f
 DEED_POOL = 30  # verses of the search for a deed asked of someone named, among which theirs are looked for
 DEED_VERSES = 2  # of them, shown right after where the person is introduced
 DESCRIBING_WORDS = 3  # words beyond names and the frame of a question that describe someone asked for
-NAMESAKE_MARGIN = 0.05  # how much nearer another namesake's verses must be than the best known's
 LIFE_SURE = 0.7  # a life told this surely is cared for, even when it likens itself to a story ("igual ao pródigo")
 SHORT = 6  # a name alone ("bodas de caná") is asked for, whatever the classifier read
 # words that ask for a whole text, not one verse ("o salmo do Senhor é meu pastor", "a oração do Pai Nosso")
@@ -133,8 +129,10 @@ class Knowledge:
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
             homonyms = self.people.homonyms(words, plan.text)  # "quem foi Tiago?": the best known, and which
             person = homonyms[0][0] if homonyms else self.people.find(words, plan.text)  # one is asked
-            if person is not None and not homonyms and self._describes(content):
-                person = self._namesake_meant(retriever, plan, words) or person  # Gamaliel "defendeu os apóstolos"
+            if person is not None and not homonyms and self._describes(content) and retriever.stories is not None:
+                person = self.people.namesake_described(  # "Gamaliel… defendeu os apóstolos": the one of Acts
+                    words, plan.text, retriever.stories.verse_vectors, lambda: retriever.embed_query(plan.text)) \
+                    or person
             if person is not None and (by := self._asked_by_description(retriever, plan, intent, said)) is not None:
                 return self._person(retriever, plan, by, understood, k,  # "o marido da Bate-Seba que Davi…": Urias
                                     asked=self._deed_asked(retriever, plan, by, content))
@@ -165,19 +163,6 @@ class Knowledge:
         """Whether the question says enough beyond names and its frame to describe someone."""
         return len([w for w in beyond_names(content, (), self._describing.frame)
                     if not self.people.names_someone(w)]) >= DESCRIBING_WORDS
-
-    def _namesake_meant(self, retriever, plan, words: list[str]):
-        """Of people sharing the name said, the one whose verses are clearly nearest what the question says of
-        them (the Pharisee Gamaliel of Acts, not Pedazur's son, the best known), or None."""
-        namesakes = self.people.namesakes(words, plan.text)
-        if len(namesakes) < 2 or retriever.stories is None:
-            return None
-        vector = retriever.embed_query(plan.text)
-        verses = retriever.stories.verse_vectors
-        nearest = [float(np.max(unit(np.asarray(verses[sorted(p.positions)], np.float32)) @ unit(vector)))
-                   if p.positions else -1.0 for p in namesakes]
-        best = int(np.argmax(nearest))
-        return namesakes[best] if nearest[best] >= nearest[0] + NAMESAKE_MARGIN else None
 
     def _asked_by_description(self, retriever, plan, intent: Intent | None, said: str):
         """The person a question about Scripture asks for by a description, as the asking gate reads it
