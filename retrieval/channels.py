@@ -4,6 +4,7 @@ quotation a message holds word for word, the story it retells, and the signals t
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -53,8 +54,17 @@ class SearchChannels:
             scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
         return _top(scores, self.params.candidates), best_terms
 
-    def _dense(self, plan: QueryPlan, vector: np.ndarray) -> tuple[list[int], dict[int, float]]:
-        matches = self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
+    def _dense_soon(self, plan: QueryPlan, vector: np.ndarray) -> Future:
+        """The store's nearest verses, asked on another thread: Chroma (and a server store's client) lets go of
+        the GIL while it searches, so this thread reads the message's words meanwhile (docs/performance.md)."""
+        return self.store_threads.submit(self.store.query, vector, self.params.candidates,
+                                         plan.scope.where() if plan.scope else None)
+
+    def _dense(self, plan: QueryPlan, vector: np.ndarray,
+               soon: Future | None = None) -> tuple[list[int], dict[int, float]]:
+        """The dense ranking and each verse's similarity (from ``soon``, the query already asked, when given)."""
+        matches = soon.result() if soon is not None else \
+            self.store.query(vector, self.params.candidates, plan.scope.where() if plan.scope else None)
         ranked = [self._uuid_pos[m.id] for m in matches if m.id in self._uuid_pos]
         similarity = {self._uuid_pos[m.id]: m.similarity for m in matches if m.id in self._uuid_pos}
         return ranked, similarity

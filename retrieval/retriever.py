@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -15,7 +16,7 @@ from retrieval.channels import SearchChannels
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
 from retrieval.fusion import RRF_K, ahead, rrf
 from retrieval.index import documents
-from retrieval.index.embedders import Embedder
+from retrieval.index.embedders import Embedder, available_cores
 from retrieval.index.lexical import LexicalIndex
 from retrieval.index.manifest import Manifest
 from retrieval.index.store import VectorStore
@@ -116,6 +117,8 @@ class Retriever(SearchChannels, HitSelection):
         self.answered = None  # the verses chosen for questions answered before (retrieval/relevance/answered.py)
         self.stories = None  # named passages by meaning (retrieval/knowledge/stories.py), with the verse vectors
         self.remembered = None  # verses as people type them from memory (retrieval/knowledge/remembered.py)
+        # the dense query of each search runs here, beside the rest of the search (`SearchChannels._dense_soon`)
+        self.store_threads = ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="dense")
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -264,6 +267,7 @@ class Retriever(SearchChannels, HitSelection):
         leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self.book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
+        soon = self._dense_soon(plan, vector)  # the store searches while the words are read
         # a teaching asked in so many words, unless the classifier surely reads a life told around it ("tenho 16
         # anos e me acho horrível… oq a bíblia fala sobre isso?"): the person is cared for, not taught
         teaching = asks_for_teaching(plan.text) and not life_surely_told(intent) or (
@@ -281,7 +285,7 @@ class Retriever(SearchChannels, HitSelection):
                        "necessidades": list(r.situation.needs)} for r in recognised]
         own_scores = self.lexical.grouped_scores(plan.alternatives, self.params.equivalents_weight, mask)
         lexical, lexical_best = self._lexical(plan, own_scores, mask)
-        dense, similarity = self._dense(plan, vector)
+        dense, similarity = self._dense(plan, vector, soon)
         topical = self._topical(plan, mask)
         signals = self._signals(plan, lexical_best, similarity, dense, len(topical), mask)
         said = self.lexical_verbatim(plan, own_scores, dense, mask)  # a verse held word for word

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -126,6 +127,38 @@ def test_hits_carry_neighbours_as_context_and_repeat_searches_hit_the_cache(retr
     assert retriever.result_cache.stats()["hits"] == before["hits"] + 1
     retriever.search("Deixo-vos a paz, não tenhais medo", k=2)  # another k: a new search, same query vector
     assert retriever.embedding_cache.stats()["hits"] >= 1
+
+
+def test_the_store_searches_on_its_own_thread_while_the_words_are_read(retriever, monkeypatch):
+    asked = []
+    query = retriever.store.query
+
+    def watched(vector, k, where=None):
+        asked.append((threading.current_thread().name, where))
+        return query(vector, k, where)
+
+    monkeypatch.setattr(retriever.store, "query", watched)
+    result = retriever.search("o que Jesus disse sobre amar os inimigos?", k=3)
+    assert result.hits[0].id == "MAT.5.2" and {"dense", "hybrid"} & set(result.hits[0].ranks)
+    psalms = retriever.search("não terei medo", k=10, scope=named("PSA"))
+    assert psalms.hits and all(h.id.startswith("PSA.") for h in psalms.hits)
+    assert asked and all(name.startswith("dense") for name, _ in asked)  # never on the searching thread
+    assert any(where is not None for _, where in asked)  # the scope travels with the query
+
+
+def test_a_store_that_dies_mid_search_fails_the_search_loudly(mini_config, use_embedder, tmp_path):
+    server = ChromaServer(tmp_path / "chroma").start()
+    try:
+        config = type(mini_config)(**{**mini_config.__dict__, "chroma_url": server.url})
+        build_index(config, embedder=use_embedder)
+        retriever = open_retriever(config, embedder=use_embedder)
+        assert retriever.search("a formiga e o preguiçoso", k=2).hits
+    finally:
+        server.stop()
+    import httpx
+
+    with pytest.raises(httpx.ConnectError):  # the store's own error, from the thread that asked it: no answer
+        retriever.search("o que Jesus disse sobre amar os inimigos?", k=3)  # without the verses near in meaning
 
 
 def test_a_named_scope_without_evidence_is_not_widened(retriever):
