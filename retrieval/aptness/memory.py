@@ -93,6 +93,10 @@ class GradeMemory:
         self.situations = {name: i for i, name in enumerate(situations)}
         self.texts: dict[str, int] = {}  # message -> row of ``messages`` (filled by `build`)
         self._judged = _judgements(self.pair_position, self.pair_grade)  # per position: judged, apt, tone-deaf
+        self._vote = np.select([pair_grade == 2, pair_grade == 1, pair_grade == -1], [1.0, 0.25, -2.0], 0.0)
+        # each message's pairs, in pair order: `channel` reads only those of the closest messages
+        self._by_message = np.argsort(pair_message, kind="stable")
+        self._first_pair = np.searchsorted(pair_message[self._by_message], np.arange(len(messages) + 1))
 
     @classmethod
     def build(cls, pairs: Sequence[GradedPair], position_of: Callable[[str], int | None], embed,
@@ -179,17 +183,15 @@ class GradeMemory:
         near = np.where(cosine >= floor, np.exp(SHARPNESS * (cosine - 1.0)), 0.0)
         if exclude is not None:
             near[np.unique(self.pair_message[self.pair_situation == exclude])] = 0.0
-        closest = np.argsort(-near)[:neighbours]
-        weight = np.zeros_like(near)
-        weight[closest] = near[closest]
-        weight = weight[self.pair_message]
-        value = np.select([self.pair_grade == 2, self.pair_grade == 1, self.pair_grade == -1], [1.0, 0.25, -2.0], 0.0)
+        closest = [m for m in np.argsort(-near)[:neighbours] if near[m] > 0]
+        pairs = np.sort(np.concatenate([self._by_message[self._first_pair[m]:self._first_pair[m + 1]]
+                                        for m in closest] or [np.zeros(0, np.int64)]))
         votes: dict[int, float] = {}
         apt: set[int] = set()
-        for i in np.flatnonzero(weight > 0):
-            position = int(self.pair_position[i])
-            votes[position] = votes.get(position, 0.0) + float(weight[i] * value[i])
-            if self.pair_grade[i] == 2:
+        for position, grade, weight, value in zip(self.pair_position[pairs].tolist(), self.pair_grade[pairs].tolist(),
+                                                   near[self.pair_message[pairs]].tolist(), self._vote[pairs].tolist()):
+            votes[position] = votes.get(position, 0.0) + weight * value
+            if grade == 2:
                 apt.add(position)
         ranked = sorted((p for p in apt if votes[p] > 0 and (mask is None or mask[p])), key=lambda p: -votes[p])
         return ranked[:limit]
