@@ -361,15 +361,19 @@ async def deliver(client, channel, payload, secret=None):
 
 @pytest.fixture(scope="session")
 def full(tmp_path_factory, use_embedder):
-    """The real index of the 31,102-verse Bible, built once for the full-corpus modules (marked slow)."""
+    """The real index of the 31,102-verse Bible, built once for the full-corpus modules (marked slow): with
+    pytest-xdist, by the first worker that asks, in a directory the others open once it is built."""
     from retrieval.index.builder import build_index
     from retrieval.index.config import IndexConfig
     from retrieval.startup import open_retriever
 
-    config = IndexConfig(corpus_path=BLIVRE, data_dir=tmp_path_factory.mktemp("full"),
+    data = models_dir(tmp_path_factory, "full-index")
+    config = IndexConfig(corpus_path=BLIVRE, data_dir=data,
                          topics_path=SHARED / "data" / "openbible-topic-votes.tsv",
                          people_path=SHARED / "data" / "theographic")
-    report = build_index(config, embedder=use_embedder)
-    assert not report.skipped and report.vectors_upserted == 31102
-    assert build_index(config, embedder=use_embedder).skipped  # a restart does no work
-    return open_retriever(config, embedder=use_embedder)
+    with models_lock(data):
+        report = build_index(config, embedder=use_embedder)
+        if not report.skipped:  # this worker built it: every verse went in, and a restart does no work
+            assert report.vectors_upserted == 31102
+            assert build_index(config, embedder=use_embedder).skipped
+        return open_retriever(config, embedder=use_embedder)
