@@ -56,9 +56,23 @@ class SearchChannels:
 
     def _dense_soon(self, plan: QueryPlan, vector: np.ndarray) -> Future:
         """The store's nearest verses, asked on another thread: Chroma (and a server store's client) lets go of
-        the GIL while it searches, so this thread reads the message's words meanwhile (docs/performance.md)."""
-        return self.store_threads.submit(self.store.query, vector, self.params.candidates,
-                                         plan.scope.where() if plan.scope else None)
+        the GIL while it searches, so this thread reads the message's words meanwhile (docs/performance.md).
+        Then that thread multiplies the message by the topics' names (kept for this message; a product that
+        lets go of the GIL too), which the topics channel and the question ranker read later."""
+        answer: Future = Future()
+        where = plan.scope.where() if plan.scope else None
+
+        def ask() -> None:
+            try:
+                answer.set_result(self.store.query(vector, self.params.candidates, where))
+            except BaseException as error:  # the store's own error, raised where the search reads the answer
+                answer.set_exception(error)
+                return
+            if self.topic_meanings is not None:
+                self.topic_meanings.similarity(vector)
+
+        self.store_threads.submit(ask)
+        return answer
 
     def _dense(self, plan: QueryPlan, vector: np.ndarray,
                soon: Future | None = None) -> tuple[list[int], dict[int, float]]:

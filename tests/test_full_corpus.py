@@ -291,3 +291,27 @@ def test_a_life_surely_told_is_cared_for_whatever_teaching_it_also_asks(full, li
     assert full.search(life).mode != "ensino"
     question = life.rsplit(". ", 1)[1]
     assert full.search(question.replace("isso", "o luto")).mode == "ensino"  # asked alone: a teaching
+
+
+def test_searches_side_by_side_find_what_each_finds_alone(full):
+    """Two conversations at once (the bot's two CPU threads), each search handing its store query and the topic
+    names' product to the store threads: every message keeps its own verses, whatever the other one asks."""
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    questions = [item["q"] for item in load_items(SHARED / "eval" / "dev.jsonl")
+                 if item.get("q") and item["kind"] in ("topic", "quote", "scope")]
+    questions += ["estou com medo de uma cirurgia amanhã", "quem foi Gamaliel?", "me conta a história de Rute"]
+
+    def ranked(question):
+        full.result_cache.clear()  # searched, not read back from the other thread's answer
+        return [hit.id for hit in full.search(question, k=10).hits]
+
+    alone = {q: ranked(q) for q in questions}
+    shuffled = [random.Random(seed).sample(questions, len(questions)) for seed in (1, 2)]
+    assert all(alone.values())
+    for _ in range(2):
+        full.embedding_cache.clear()
+        with ThreadPoolExecutor(2) as pool:
+            together = list(pool.map(lambda order: [(q, ranked(q)) for q in order], shuffled))
+        assert all(found == alone[q] for run in together for q, found in run)
