@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -40,6 +41,16 @@ def test_each_kind_names_the_help_that_fits_it(kind, country, expected, absent):
     text = CrisisCare().reply_text(kind, country)
     assert all(number in text for number in expected), text
     assert not any(number in text for number in absent), text
+
+
+def test_the_replies_never_speak_to_the_reader_in_the_masculine():
+    """A frightened girl reads "Não fique sem ninguém por perto", not "Não fique sozinho" (the speaker's own
+    "Obrigado" is the pastor's voice, not the reader's)."""
+    care = CrisisCare()
+    masculine = re.compile(r"\b(sozinho|corajoso|ferido|acompanhado|preparado|assustado|envergonhado)\b", re.I)
+    texts = [text for value in care.texts.values() for text in (value if isinstance(value, list) else [value])]
+    texts += [care.reply_text(kind, "BR") for kind in care.kinds]
+    assert texts and not [t for t in texts if masculine.search(t)]
 
 
 def test_a_second_kind_adds_its_help_after_the_first_kinds():
