@@ -97,6 +97,19 @@ class GradeMemory:
         # each message's pairs, in pair order: `channel` reads only those of the closest messages
         self._by_message = np.argsort(pair_message, kind="stable")
         self._first_pair = np.searchsorted(pair_message[self._by_message], np.arange(len(messages) + 1))
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # (message, `cosines`), replaced whole: thread-safe
+
+    def cosines(self, message: np.ndarray) -> np.ndarray:
+        """The message's cosine to every graded message, kept for the last message (a care search reads it twice:
+        the memory channel, then the ranker's features)."""
+        message = np.asarray(message, np.float32)
+        last = self._last
+        if last is not None and np.array_equal(last[0], message):
+            return last[1]
+        cosine = self.messages @ message
+        cosine.flags.writeable = False
+        self._last = (message.copy(), cosine)
+        return cosine
 
     @classmethod
     def build(cls, pairs: Sequence[GradedPair], position_of: Callable[[str], int | None], embed,
@@ -124,7 +137,7 @@ class GradeMemory:
         out = np.zeros((len(positions), len(MEMORY_FEATURES)), dtype=np.float32)
         if not len(self.pair_grade) or not len(positions):
             return out
-        cosine = (self.messages @ np.asarray(message, np.float32))[self.pair_message]
+        cosine = self.cosines(message)[self.pair_message]
         if exclude is not None:
             cosine = np.where(self.pair_situation == exclude, -np.inf, cosine)
         weight = np.exp(SHARPNESS * (cosine - 1.0))
@@ -179,7 +192,7 @@ class GradeMemory:
         tone-deaf -2); only verses some close message found apt are offered."""
         if not len(self.pair_grade):
             return []
-        cosine = self.messages @ np.asarray(message, np.float32)
+        cosine = self.cosines(message)
         near = np.where(cosine >= floor, np.exp(SHARPNESS * (cosine - 1.0)), 0.0)
         if exclude is not None:
             near[np.unique(self.pair_message[self.pair_situation == exclude])] = 0.0
