@@ -47,7 +47,8 @@ def test_the_replies_never_speak_to_the_reader_in_the_masculine():
     """A frightened girl reads "Não fique sem ninguém por perto", not "Não fique sozinho" (the speaker's own
     "Obrigado" is the pastor's voice, not the reader's)."""
     care = CrisisCare()
-    masculine = re.compile(r"\b(sozinho|corajoso|ferido|acompanhado|preparado|assustado|envergonhado)\b", re.I)
+    masculine = re.compile(r"\b(sozinho|corajoso|ferido|machucado|acompanhado|preparado|assustado|envergonhado)\b",
+                           re.I)
     texts = [text for value in care.texts.values() for text in (value if isinstance(value, list) else [value])]
     texts += [care.reply_text(kind, "BR") for kind in care.kinds]
     assert texts and not [t for t in texts if masculine.search(t)]
