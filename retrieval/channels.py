@@ -8,6 +8,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
+from retrieval.ahead import start
 from retrieval.evidence import EvidenceSignals, faith_word_count
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge import stories
@@ -71,8 +72,13 @@ class SearchChannels:
             if self.topic_meanings is not None:
                 self.topic_meanings.similarity(vector)
 
-        self.store_threads.submit(ask)
+        start(self.store_threads, ask)
         return answer
+
+    @staticmethod
+    def _dense_key(plan: QueryPlan) -> tuple:
+        """What a store query asked early answers: the text embedded and the scope."""
+        return plan.search_text, plan.scope
 
     def _dense(self, plan: QueryPlan, vector: np.ndarray,
                soon: Future | None = None) -> tuple[list[int], dict[int, float]]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from corpus.bible import Bible
 from corpus.references import exists, find_references, verses_of
+from retrieval.ahead import Ahead
 from retrieval.aptness.ranker import led
 from retrieval.cache import TTLCache
 from retrieval.channels import SearchChannels
@@ -119,6 +120,7 @@ class Retriever(SearchChannels, HitSelection):
         self.remembered = None  # verses as people type them from memory (retrieval/knowledge/remembered.py)
         # the dense query of each search runs here, beside the rest of the search (`SearchChannels._dense_soon`)
         self.store_threads = ThreadPoolExecutor(max_workers=available_cores(), thread_name_prefix="dense")
+        self.dense_ahead = Ahead()  # the store's answers asked before the intent is read (`_ask_store_early`)
         self.embedding_cache = TTLCache(maxsize=2000, ttl=3600)
         self.result_cache = TTLCache(maxsize=200, ttl=300)
         self._uuid_pos = {documents.verse_uuid(bible.name, *v.key): i for i, v in enumerate(bible.verses)}
@@ -153,6 +155,7 @@ class Retriever(SearchChannels, HitSelection):
 
     def _understood(self, plan: QueryPlan, k: int, exclude: str | None = None) -> SearchResult:
         """Small talk, a named passage or a person first; the hybrid search for everything else."""
+        self._ask_store_early(plan)
         intent = self.understand(plan.original)
         plan, intent = self._request_after_small_talk(plan, intent)
         if plan.original.strip() and not plan.text.strip():  # "kkk", "👍", "...": nothing to search, a reply
@@ -167,6 +170,13 @@ class Retriever(SearchChannels, HitSelection):
         if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
             return named
         return replace(result, intent=intent.as_dict()) if intent is not None else result
+
+    def _ask_store_early(self, plan: QueryPlan) -> None:
+        """The store's nearest verses for the message, asked as soon as it is embedded: the store searches on its
+        thread while this one reads the intent, a named passage or person, and the words (`fuse` takes the answer).
+        A message answered before `fuse` leaves its answer unread (dropped with the oldest, `Ahead`)."""
+        if plan.text.strip() and not plan.whole_book:
+            self.dense_ahead.put(self._dense_key(plan), self._dense_soon(plan, self.embed_query(plan.search_text)))
 
     def _verse_before_remark(self, plan: QueryPlan, intent: Intent | None, k: int) -> SearchResult | None:
         """A verse said from memory, then a short word about it ("a resposta branda desvia o furor… preciso
@@ -267,7 +277,8 @@ class Retriever(SearchChannels, HitSelection):
         leaves one graded situation out of the judges' memory: training)."""
         mask = None if plan.scope is None else np.isin(self.book_of, list(plan.scope.books))
         vector = self.embed_query(plan.search_text)
-        soon = self._dense_soon(plan, vector)  # the store searches while the words are read
+        # the store searches while the words are read (asked already when the search started with this message)
+        soon = self.dense_ahead.take(self._dense_key(plan)) or self._dense_soon(plan, vector)
         # a teaching asked in so many words, unless the classifier surely reads a life told around it ("tenho 16
         # anos e me acho horrível… oq a bíblia fala sobre isso?"): the person is cared for, not taught
         teaching = asks_for_teaching(plan.text) and not life_surely_told(intent) or (

@@ -146,6 +146,37 @@ def test_the_store_searches_on_its_own_thread_while_the_words_are_read(retriever
     assert any(where is not None for _, where in asked)  # the scope travels with the query
 
 
+def test_the_store_is_asked_once_as_soon_as_the_message_is_embedded(retriever, monkeypatch):
+    from retrieval.understand.query import plan_query
+
+    message = "o que Jesus disse sobre amar os inimigos?"
+    key = retriever._dense_key(plan_query(message, retriever.thesaurus))
+    asked, waiting = [], []
+    query, understand = retriever.store.query, retriever.understand
+    monkeypatch.setattr(retriever.store, "query", lambda vector, k, where=None: asked.append(k) or
+                        query(vector, k, where))
+    monkeypatch.setattr(retriever, "understand", lambda text: waiting.append(key in retriever.dense_ahead) or
+                        understand(text))
+    retriever.result_cache.clear()
+    result = retriever.search(message, k=3)
+    assert waiting[0]  # asked before the intent is read
+    assert len(asked) == 1 and key not in retriever.dense_ahead  # the fusion read that answer: asked once
+    assert result.hits[0].id == "MAT.5.2" and {"dense", "hybrid"} & set(result.hits[0].ranks)
+
+
+def test_answers_asked_early_are_each_taken_once_and_the_oldest_unread_are_dropped():
+    from concurrent.futures import Future
+
+    from retrieval.ahead import Ahead
+
+    ahead, futures = Ahead(kept=2), [Future() for _ in range(3)]
+    for key, future in zip("abc", futures):
+        ahead.put(key, future)
+    assert "a" not in ahead and len(ahead) == 2  # "a" was never read: dropped with the oldest
+    assert ahead.take("b") is futures[1] and ahead.take("b") is None
+    assert ahead.take("c") is futures[2] and len(ahead) == 0
+
+
 def test_a_store_that_dies_mid_search_fails_the_search_loudly(mini_config, use_embedder, tmp_path):
     server = ChromaServer(tmp_path / "chroma").start()
     try:
