@@ -55,6 +55,13 @@ class SearchChannels:
             scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
         return _top(scores, self.params.candidates), best_terms
 
+    def _ask_store_early(self, plan: QueryPlan) -> None:
+        """The store's nearest verses for the message, asked as soon as it is embedded: the store searches on its
+        thread while this one reads the intent, a named passage or person, and the words (`fuse` takes the answer).
+        A message answered before `fuse` leaves its answer unread (dropped with the oldest, `Ahead`)."""
+        if plan.text.strip() and not plan.whole_book:
+            self.dense_ahead.put(self._dense_key(plan), self._dense_soon(plan, self.embed_query(plan.search_text)))
+
     def _dense_soon(self, plan: QueryPlan, vector: np.ndarray) -> Future:
         """The store's nearest verses, asked on another thread: Chroma (and a server store's client) lets go of
         the GIL while it searches, so this thread reads the message's words meanwhile (docs/performance.md).

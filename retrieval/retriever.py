@@ -171,13 +171,6 @@ class Retriever(SearchChannels, HitSelection):
             return named
         return replace(result, intent=intent.as_dict()) if intent is not None else result
 
-    def _ask_store_early(self, plan: QueryPlan) -> None:
-        """The store's nearest verses for the message, asked as soon as it is embedded: the store searches on its
-        thread while this one reads the intent, a named passage or person, and the words (`fuse` takes the answer).
-        A message answered before `fuse` leaves its answer unread (dropped with the oldest, `Ahead`)."""
-        if plan.text.strip() and not plan.whole_book:
-            self.dense_ahead.put(self._dense_key(plan), self._dense_soon(plan, self.embed_query(plan.search_text)))
-
     def _verse_before_remark(self, plan: QueryPlan, intent: Intent | None, k: int) -> SearchResult | None:
         """A verse said from memory, then a short word about it ("a resposta branda desvia o furor… preciso
         mandar isso pro meu marido kkk"): the verse, when its sentence alone is surely read as one."""
