@@ -96,7 +96,7 @@ def test_life_situations_meet_the_need(full):
     assert report.turned_away == []
     assert report.unjudged == [], "grade the new verses blind (bench/grade_pools.py) into grades-dev.jsonl"
     assert sum(report.harm) == 0
-    # blind and strict: 0.61 / 0.67 measured with the aptness ranker (0.57 / 0.70 without it)
+    # blind and strict: 0.68 / 0.73 measured with the aptness ranker (0.57 / 0.70 without it)
     assert sum(report.first) / len(report.first) >= 0.65
     assert sum(report.apt) / len(report.apt) >= 0.55
 

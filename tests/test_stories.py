@@ -294,6 +294,19 @@ def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedde
     assert len(graded) > 4000 and len(set(graded)) == len(graded)  # the intent bank's and the graded lives, once
 
 
+def test_the_former_test_sets_teach_the_ranker_but_stay_out_of_the_story_gate():
+    from retrieval.aptness.grades import grade_files, load_all
+    from retrieval.knowledge.stories import other_kinds
+
+    pairs = load_all(grade_files())
+    tested = {p.q for p in pairs if p.set.startswith("test-")}
+    trained = {p.q for p in pairs if p.set.startswith("train")}
+    assert len(tested) >= 900 and trained  # the former tests are graded data too
+    others = set(other_kinds())
+    assert trained <= others
+    assert not (tested - trained) & others
+
+
 def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():
     from retrieval.knowledge.retellings import RIVAL, Retellings
 

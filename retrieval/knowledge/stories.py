@@ -60,13 +60,15 @@ def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) 
 
 def other_kinds() -> list[str]:
     """Messages that tell no story: the intent bank's lives, chat, teaching and off-topic requests, and the
-    lives told whose verses judges graded (retrieval/data/aptness): a retelling must be nearer than all of them."""
+    lives told whose verses judges graded (retrieval/data/aptness): a retelling must be nearer than all of them.
+    The former test sets' lives (set "test-N") teach the ranker only: the gate was tuned without them."""
     from retrieval.aptness.grades import grade_files, load_all
     from retrieval.understand.intent import load_bank
 
     bank = [text for text, intent in load_bank() if intent in OTHER_KINDS]
     known = set(bank)
-    return [*bank, *(q for q in dict.fromkeys(p.q for p in load_all(grade_files())) if q not in known)]
+    lives = dict.fromkeys(p.q for p in load_all(grade_files()) if not p.set.startswith("test-"))
+    return [*bank, *(q for q in lives if q not in known)]
 
 
 def quotations() -> list[str]:
