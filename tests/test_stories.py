@@ -294,17 +294,21 @@ def test_a_life_told_like_the_lives_judges_graded_is_no_retold_story(use_embedde
     assert len(graded) > 4000 and len(set(graded)) == len(graded)  # the intent bank's and the graded lives, once
 
 
-def test_the_former_test_sets_teach_the_ranker_but_stay_out_of_the_story_gate():
+def test_only_the_graded_sets_the_gate_weighs_stand_among_its_other_kinds(tmp_path):
     from retrieval.aptness.grades import grade_files, load_all
-    from retrieval.knowledge.stories import other_kinds
+    from retrieval.knowledge.stories import gate_sets, other_kinds
 
+    listed = tmp_path / "gate.txt"
+    listed.write_text("# comentário\ntrain-a  # uma rodada\n\nharm-bank\n", encoding="utf-8")
+    assert gate_sets(listed) == {"train-a", "harm-bank"}
     pairs = load_all(grade_files())
-    tested = {p.q for p in pairs if p.set.startswith("test-")}
-    trained = {p.q for p in pairs if p.set.startswith("train")}
-    assert len(tested) >= 900 and trained  # the former tests are graded data too
+    weighed = gate_sets()
+    inside = {p.q for p in pairs if p.set in weighed}
+    outside = {p.q for p in pairs if p.set not in weighed} - inside
+    assert len(outside) >= 1000 and inside  # the former tests and the later rounds teach the ranker only
     others = set(other_kinds())
-    assert trained <= others
-    assert not (tested - trained) & others
+    assert inside <= others
+    assert not outside & others
 
 
 def test_banks_that_hold_the_same_rivals_read_them_once_with_the_same_cosines():

@@ -21,6 +21,7 @@ from retrieval.knowledge.retellings import CONTRAST, RIVAL, TOLD_MARGIN, Retelli
 log = logging.getLogger(__name__)
 
 EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "story_exemplars.jsonl"
+GATE_LIVES_FILE = EXEMPLARS_FILE.parent / "story_gate_lives.txt"
 VERSION = 3  # part of the cache key: bump when the way passages are embedded changes
 NAME_SHARE = 0.7  # a passage's meaning: its names (what people call it) weigh more than its verses' mean
 FLOOR = 0.40  # cosine between the message and a passage's meaning, for a question about Scripture
@@ -60,15 +61,22 @@ def load_exemplars(path: Path = EXEMPLARS_FILE, passages: Path = PASSAGES_FILE) 
 
 def other_kinds() -> list[str]:
     """Messages that tell no story: the intent bank's lives, chat, teaching and off-topic requests, and the
-    lives told whose verses judges graded (retrieval/data/aptness): a retelling must be nearer than all of them.
-    The former test sets' lives (set "test-N") teach the ranker only: the gate was tuned without them."""
+    lives told whose verses judges graded in the sets the gate weighs (``GATE_LIVES_FILE``): a retelling must be
+    nearer than all of them. Other graded sets teach the aptness ranker only: each round added moved the gate."""
     from retrieval.aptness.grades import grade_files, load_all
     from retrieval.understand.intent import load_bank
 
+    weighed = gate_sets()
     bank = [text for text, intent in load_bank() if intent in OTHER_KINDS]
     known = set(bank)
-    lives = dict.fromkeys(p.q for p in load_all(grade_files()) if not p.set.startswith("test-"))
+    lives = dict.fromkeys(p.q for p in load_all(grade_files()) if p.set in weighed)
     return [*bank, *(q for q in lives if q not in known)]
+
+
+def gate_sets(path: Path = GATE_LIVES_FILE) -> frozenset[str]:
+    """The graded sets whose lives the story gate weighs (one name a line, # comments)."""
+    lines = (line.split("#", 1)[0].strip() for line in Path(path).read_text(encoding="utf-8").splitlines())
+    return frozenset(line for line in lines if line)
 
 
 def quotations() -> list[str]:
