@@ -130,17 +130,17 @@ def test_of_the_three_shown_the_most_apt_leads_unless_one_was_remembered():
     assert led([], apt) == []
 
 
-def test_a_life_surely_told_leans_on_the_ranker_more_than_a_topic_asked():
+def test_a_life_surely_told_is_ordered_by_the_ranker_alone_a_topic_asked_by_the_search_too():
     import dataclasses
 
     from retrieval.understand.intent import SITUATION, TEACHING, Intent
 
     features = Rows({7: {"knn_apt": 1.0}, 8: {"knn_apt": 0.9}})  # the ranker barely prefers 7 to 8
-    ranker = AptnessRanker(dataclasses.replace(model_weighing("knn_apt", 4.0), search_weight=2.0), features,
-                           candidates=2)
+    ranker = AptnessRanker(dataclasses.replace(model_weighing("knn_apt", 4.0), search_weight=50.0), features,
+                           candidates=4)
 
-    def first(intent):
-        fusion = dataclasses.replace(fusion_of([8, 7]), intent=intent)
+    def first(intent):  # the search put 7 last: any share of its order would keep 8 first
+        fusion = dataclasses.replace(fusion_of([8, 6, 5, 7]), intent=intent)
         return ranker.rerank("...", fusion)[0][0][0]
 
     assert first(Intent(SITUATION, 0.9, {})) == 7  # a person telling their pain: what judges found apt

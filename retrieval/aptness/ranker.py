@@ -21,8 +21,8 @@ from retrieval.understand.intent import SITUATION
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "aptness" / "model.json"
 CANDIDATES = 30  # fused candidates the ranker orders; the rest keep their fused order after them
-SURE_LIFE = 0.7  # a life told this surely (intent confidence) is ordered by the ranker with ...
-SURE_LIFE_SEARCH_WEIGHT = 0.5  # ... this much of the search's order (less than the model's: no topic asked to keep)
+SURE_LIFE = 0.7  # a life told this surely (intent confidence) is ordered by the ranker alone: no topic asked
+SURE_LIFE_SEARCH_WEIGHT = 0.0  # to keep (blind: apt@3 +0.03, harm@3 -0.01 against half the search's order)
 CHANNELS = ("need", "topical", "lexical", "dense", "memory")
 GROUPS = ("Lei", "Históricos", "Poéticos", "Profetas Maiores", "Profetas Menores", "Evangelhos", "Atos",
           "Cartas Paulinas", "Cartas Gerais", "Apocalipse")
@@ -212,8 +212,8 @@ def led(hits: list, apt: dict[str, float], keep: frozenset[str] = frozenset(), f
 
 
 def search_weight(model: AptnessModel, intent) -> float:
-    """The search order's share in the blend: the model's, lowered for a life surely told (the search's order
-    keeps taught answers to topic questions near the top; a person telling their pain asked no topic)."""
+    """The search order's share in the blend: the model's, none for a life surely told (the search's order keeps
+    taught answers to topic questions near the top; a person telling their pain asked no topic)."""
     if intent is not None and intent.name == SITUATION and intent.confidence >= SURE_LIFE:
         return min(model.search_weight, SURE_LIFE_SEARCH_WEIGHT)
     return model.search_weight
