@@ -170,6 +170,8 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
             report.checks["refs inexistentes"].append(float(result.status == Status.REFERENCE_MISSING and not ranked))
         elif kind == "smalltalk":  # answered as conversation: never the no-evidence text, no verses
             report.checks["conversa reconhecida"].append(float(result.mode == "conversa"))
+        elif kind == "welcome":  # someone at the margins of faith opening up: verses or a welcome, never refused
+            report.checks["acolhida sem recusa"].append(float(result.status != Status.NO_EVIDENCE))
         elif kind == "needs-answer":  # a greeting or thanks that also asks something: answered, not chatted
             answered = result.mode != "conversa" and result.status in (Status.OK, Status.REFERENCE)
             report.checks["pedido atendido"].append(float(answered))

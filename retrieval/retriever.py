@@ -169,6 +169,10 @@ class Retriever(SearchChannels, HitSelection):
             return described  # "quem negou Jesus três vezes?": Pedro, by the verses found
         if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
             return named
+        if result.status == NO_EVIDENCE and intent is not None and intent.name == SMALLTALK:
+            # "sou da wicca, acho que vai me bloquear, mas queria conversar": a word of welcome, not "the Bible
+            # does not address it", however long the opener
+            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=intent.as_dict())
         return replace(result, intent=intent.as_dict()) if intent is not None else result
 
     def _verse_before_remark(self, plan: QueryPlan, intent: Intent | None, k: int) -> SearchResult | None:

@@ -217,3 +217,12 @@ def test_the_evaluation_tells_small_talk_from_a_greeting_that_asks_something(min
     checks = evaluate(mini_retriever, items).checks
     assert checks["conversa reconhecida"] == [1.0]
     assert checks["pedido atendido"] == [1.0, 0.0]
+
+
+def test_the_evaluation_counts_an_opener_refused_never_one_welcomed(mini_retriever):
+    from retrieval.evaluation import evaluate
+
+    items = [{"kind": "welcome", "q": "oi, boa noite!"},  # a welcome in words
+             {"kind": "welcome", "q": "o senhor cuida de mim como um pastor"},  # verses
+             {"kind": "welcome", "q": "qual o preço do dólar hoje na bolsa de valores?"}]  # refused: the check fails
+    assert evaluate(mini_retriever, items).checks["acolhida sem recusa"] == [1.0, 1.0, 0.0]

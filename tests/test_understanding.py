@@ -17,7 +17,7 @@ from corpus.references import find_references
 from retrieval.evidence import EvidenceSignals
 from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleIndex, Person
-from retrieval.knowledge.questions import _ABOUT_SOMEONE, _chat_rather_than_nothing
+from retrieval.knowledge.questions import _ABOUT_SOMEONE, SMALLTALK_MAX_WORDS, _chat_rather_than_nothing
 from retrieval.knowledge.verbatim import VERSION as VERBATIM_VERSION
 from retrieval.knowledge.verbatim import VerbatimIndex, bare_words, runs, shares_run
 from retrieval.results import OK
@@ -236,6 +236,13 @@ def test_search_tells_the_intent_and_answers_small_talk_without_verses(mini_retr
     assert laugh.mode == "conversa" and laugh.status == OK and laugh.hits == []
     asked = mini_retriever.search("o senhor cuida de mim como um pastor")  # a verse of the mini Bible, loosely
     assert asked.mode != "cuidado" and asked.hits[0].id == "PSA.23.1"
+
+
+def test_a_long_opener_read_as_small_talk_is_welcomed_when_the_search_finds_nothing(mini_retriever):
+    opener = "oi oi, tudo bem? sou nova aqui, meu primo falou desse número e resolvi dar um oi pra ver como funciona"
+    result = mini_retriever.search(opener)  # too long for the short-chat reply, read as small talk all the same
+    assert result.as_dict()["intent"]["intent"] == SMALLTALK and len(opener.split()) > SMALLTALK_MAX_WORDS
+    assert (result.mode, result.status, [h.id for h in result.hits]) == ("conversa", OK, [])
 
 
 @pytest.mark.parametrize(("message", "kind"), [
