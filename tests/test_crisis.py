@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from bot.safety.care import CrisisCare
-from bot.safety.classifier import Exemplar, RiskModel, load_exemplars, load_kind_exemplars, train, trained_model
+from bot.safety.classifier import (
+    Exemplar,
+    RiskModel,
+    load_exemplars,
+    load_kind_exemplars,
+    small_talk_exemplars,
+    train,
+    trained_model,
+)
 from bot.safety.country import country_of, country_of_language, country_of_number
 from bot.safety.lexicon import Lexicon, LexiconError
 from bot.safety.responder import CrisisResponder
@@ -224,6 +232,18 @@ def test_the_bank_is_well_formed_and_covers_every_kind():
     kind_bank = load_kind_exemplars()
     assert len(kind_bank) >= 200 and {e.kind for e in kind_bank} <= kinds
     assert not {e.text.lower() for e in kind_bank} & {e.text.lower() for e in bank}
+
+
+def test_the_screenings_small_talk_is_its_own_and_safe_only(tmp_path):
+    """Teaching the intent model more small talk never moves the triage: the screening keeps its own copy."""
+    own = small_talk_exemplars()
+    assert len(own) >= 500 and {(e.label, e.kind) for e in own} == {("safe", "smalltalk")}
+    assert not {e.text.lower() for e in own} & {e.text.lower() for e in load_exemplars() if e.label == "risk"}
+    path = tmp_path / "small_talk.jsonl"
+    path.write_text(json.dumps({"text": "bom dia", "label": "safe", "kind": "smalltalk"}) + "\n"
+                    + json.dumps({"text": "vou sumir", "label": "risk", "kind": "suicide-indirect"}) + "\n",
+                    encoding="utf-8")
+    assert [e.text for e in small_talk_exemplars(path)] == ["bom dia"]  # a risk line there is no small talk
 
 
 def test_a_malformed_bank_line_is_named(tmp_path):

@@ -33,6 +33,7 @@ EXEMPLARS_FILE = Path(__file__).resolve().parent.parent / "data" / "crisis" / "e
 # risk messages that teach the kind only (a teenager's own plan vs a teenager beaten at home): they never move
 # the line between risk and safe, so adding some cannot change what is recognised as a crisis
 KINDS_FILE = EXEMPLARS_FILE.with_name("kinds.jsonl")
+SMALL_TALK_FILE = EXEMPLARS_FILE.with_name("small_talk.jsonl")  # the screening's own: the intent bank may change
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -226,11 +227,10 @@ def trained_model(embed: Embed, embedder_slug: str, cache_dir: Path | None,
     return model
 
 
-def small_talk_exemplars() -> list[Exemplar]:
-    """Greetings, thanks and goodbyes are no farewell: the intent bank's small talk, as safe exemplars."""
-    from retrieval.understand.intent import SMALLTALK, load_bank
-
-    return [Exemplar(text, "safe", "smalltalk") for text, intent in load_bank() if intent == SMALLTALK]
+def small_talk_exemplars(path: Path = SMALL_TALK_FILE) -> list[Exemplar]:
+    """Greetings, thanks and goodbyes are no farewell: safe exemplars of the screening's own (a copy of the intent
+    bank's small talk once, kept apart so that teaching the intent model never moves the crisis triage)."""
+    return [e for e in load_exemplars(path) if e.label == "safe"]
 
 
 def quotation_exemplars(bible, topics, count: int = 300) -> list[Exemplar]:
