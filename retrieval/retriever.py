@@ -14,6 +14,7 @@ from retrieval.ahead import Ahead
 from retrieval.aptness.ranker import led
 from retrieval.cache import TTLCache
 from retrieval.channels import SearchChannels
+from retrieval.conversation import ConversationReading, conversation
 from retrieval.evidence import EvidenceFloor, EvidenceSignals
 from retrieval.fusion import RRF_K, ahead, rrf
 from retrieval.index import documents
@@ -43,7 +44,7 @@ from retrieval.understand.intent import (
     life_surely_told,
     life_told_too,
 )
-from retrieval.understand.message import after_opener, asks_for_teaching, names_scripture_or_prayer, verse_then_remark
+from retrieval.understand.message import asks_for_teaching
 from retrieval.understand.pastoral import PastoralReader
 from retrieval.understand.query import QueryPlan, plan_query
 from retrieval.understand.scope import Scope
@@ -54,8 +55,6 @@ from retrieval.understand.topics import TopicIndex
 
 MAX_REFERENCE_VERSES = 200
 INTENT_SURE = 0.7  # an intent this likely changes what counts as evidence
-VERSE_BEFORE_REMARK_MARGIN = 0.2  # dense lead of a verse said before a remark over the next verses
-REQUEST_SURE = 0.5  # what follows a greeting is read as the message when its own intent is this likely
 UNLIKELY_OFFTOPIC = 0.15  # a question about a teaching this unlikely to be off the subject is not turned away
 LIFE_SURE_PHRASE = 0.9  # a life told this surely holds a phrase, not a quotation, when it shares just RUN words
 STORY_LEAD = 3  # a story retold: this many of its verses (nearest the message) come first
@@ -86,7 +85,7 @@ class RetrievalParams:
     merge_adjacent: bool = True
 
 
-class Retriever(SearchChannels, HitSelection):
+class Retriever(SearchChannels, HitSelection, ConversationReading):
     """Searches one translation; built by `open_retriever` at the wiring point."""
 
     def __init__(self, bible: Bible, lexical: LexicalIndex, embedder: Embedder, store: VectorStore,
@@ -159,8 +158,7 @@ class Retriever(SearchChannels, HitSelection):
         intent = self.understand(plan.original)
         plan, intent = self._request_after_small_talk(plan, intent)
         if plan.original.strip() and not plan.text.strip():  # "kkk", "👍", "...": nothing to search, a reply
-            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa",
-                                intent=intent.as_dict() if intent is not None else None)
+            return conversation(plan, intent)
         answered = self.knowledge.answer(self, plan, intent, k) or self._verse_before_remark(plan, intent, k)
         if answered is not None:
             return answered
@@ -170,38 +168,8 @@ class Retriever(SearchChannels, HitSelection):
         if result.status == NO_EVIDENCE and (named := self.knowledge.mentioned(self, plan, intent)) is not None:
             return named
         if result.status == NO_EVIDENCE and intent is not None and intent.name == SMALLTALK:
-            # "sou da wicca, acho que vai me bloquear, mas queria conversar": a word of welcome, not "the Bible
-            # does not address it", however long the opener
-            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=intent.as_dict())
+            return conversation(plan, intent)  # "sou da wicca… queria conversar": welcomed, however long
         return replace(result, intent=intent.as_dict()) if intent is not None else result
-
-    def _verse_before_remark(self, plan: QueryPlan, intent: Intent | None, k: int) -> SearchResult | None:
-        """A verse said from memory, then a short word about it ("a resposta branda desvia o furor… preciso
-        mandar isso pro meu marido kkk"): the verse, when its sentence alone is surely read as one."""
-        said = verse_then_remark(plan.original) if intent is not None and intent.name != QUOTATION else None
-        first = self.understand(said) if said else None
-        if first is None or first.name != QUOTATION or first.confidence < REQUEST_SURE:
-            return None
-        found = self._hybrid(plan_query(said, self.thesaurus, plan.scope), k, first)
-        sure = found.signals is not None and (found.signals.looks_like_a_quote or
-                                              found.signals.dense_margin >= VERSE_BEFORE_REMARK_MARGIN)
-        return replace(found, query=plan.original, intent=first.as_dict()) if found.mode == "citacao" and sure \
-            else None  # "Deus não dá um fardo maior do que podemos carregar. mas tô no limite": a life told
-
-    def _request_after_small_talk(self, plan: QueryPlan, intent: Intent | None) -> tuple[QueryPlan, Intent | None]:
-        """A greeting or thanks before a request ("obg! tem alguma oração pra antes de viajar?"): the request,
-        when the message as a whole reads as small talk and what follows its first clause surely does not, or
-        asks for a verse or a prayer without surely being small talk itself."""
-        if intent is None or intent.name != SMALLTALK or (rest := after_opener(plan.original)) is None:
-            return plan, intent
-        asked = self.understand(rest)
-        if asked is None:
-            return plan, intent
-        sure = asked.confidence >= REQUEST_SURE
-        request = asked.name not in (SMALLTALK, OFFTOPIC) and sure
-        if not request and not (names_scripture_or_prayer(rest) and not (asked.name == SMALLTALK and sure)):
-            return plan, intent
-        return plan_query(rest, self.thesaurus, plan.scope), asked
 
     def search_positions(self, plan: QueryPlan, k: int) -> list[int]:
         """The positions of the verses the hybrid search leads its hits with, best first (read as a question)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from retrieval.conversation import conversation
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import (
@@ -123,7 +124,7 @@ class Knowledge:
                 and not asks_for_teaching(plan.text):
             # "qm foi boaz": a person asked for, however short; "eis-me aqui, envia-me": a verse quoted;
             # "passagens sobre gratidão": verses asked for, whatever their theme sounds like
-            return SearchResult(plan.original, OK, [], plan.scope, mode="conversa", intent=understood)
+            return conversation(plan, intent)
         asks_about = intent is not None and intent.name in (KNOWLEDGE, TEACHING) or who
         if self.people is not None and asks_about and not described and (who_asked or plan.scope is None and (
                 len(words) <= 3 or _ABOUT_SOMEONE.search(said))):
