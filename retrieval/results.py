@@ -65,7 +65,7 @@ class SearchResult:
     scope: Scope | None = None
     missing: list[str] = field(default_factory=list)  # references that do not exist ("MAT.29.3")
     signals: EvidenceSignals | None = None  # why the evidence floor decided as it did
-    mode: str = ""  # "cuidado" (a life situation: ranked by need, guarded), "ensino" (asks for the teaching) or ""
+    mode: str = ""  # "cuidado" (a life told: ordered for the person, guarded), "ensino" (asks for the teaching) or ""
     situations: list[dict] = field(default_factory=list)  # recognised life situations, closest first
     demoted: list[Hit] = field(default_factory=list)  # kept from the top by the harm guard, never offered
     total: int = 0  # verses the references name, before any cap (a reference result)

@@ -231,7 +231,7 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
             hits = led(hits, {self.bible.verses[p].id: a for p, a in apt.items()},
                        frozenset(self.bible.verses[p].id for p in fusion.remembered))
         mode = "historia" if fusion.told is not None else "citacao" if fusion.quote else \
-            "ensino" if fusion.teaching else "cuidado" if fusion.recognised else ""
+            "ensino" if fusion.teaching else "cuidado" if fusion.care else ""
         return SearchResult(plan.original, OK if hits else NO_EVIDENCE, hits, plan.scope, signals=fusion.signals,
                             mode=mode, situations=fusion.situations, demoted=demoted,
                             named=self.stories.names[fusion.told] if fusion.told is not None else None)

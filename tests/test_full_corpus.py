@@ -108,6 +108,14 @@ def test_no_person_is_turned_away(full, question):
     assert result.status == "ok" and result.mode == "cuidado"
 
 
+def test_a_life_the_map_does_not_know_is_still_care(full):
+    from retrieval.understand.query import plan_query
+
+    life = "sou engenheiro há vinte anos e quero largar tudo pra virar professor de música, minha família acha loucura"
+    assert not full.fuse(plan_query(life, full.thesaurus), full.understand(life)).recognised
+    assert full.search(life).mode == "cuidado"  # so a model set to choose verses (LLM_CHOOSE_VERSES) chooses here too
+
+
 def test_the_harm_guard_in_care_and_not_in_teaching(full):
     care = full.search("meu marido bebe demais e eu não sei o que fazer")
     top = [i for hit in care.hits[:3] for i in hit.ids]
