@@ -51,3 +51,20 @@ async def test_the_pastor_asks_for_a_choice_only_when_told_and_for_a_life_told(m
     quiet = FakeModel("O Senhor é meu pastor (Salmos 23:1).")
     await make_pastor(quiet).reply("c2", "meu pai morreu ontem e estou sem chão")
     assert not any("<versiculos>" in p[-1].content for p in quiet.prompts)
+
+
+def test_the_blind_measure_scores_the_chosen_three_and_the_rankers_three_against_the_grades():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "verse_choice.py"
+    spec = importlib.util.spec_from_file_location("verse_choice_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    grades = {"s1": {"A": 2, "B": 1, "C": -1, "D": 2, "E": 2}, "s2": {"A": 0, "D": 2}}
+    rows = [{"id": "s1", "ranker": ["C", "B", "A"], "verses": ["D", "E", "A"]},
+            {"id": "s2", "ranker": ["A", "X", "D"], "verses": ["D", "A", "Y"]}]
+    ranker = bench.shown_scores(rows, grades, "ranker")
+    chosen = bench.shown_scores(rows, grades, "verses")
+    assert (ranker["apt"], ranker["first"], ranker["harm"], ranker["unjudged"]) == ((1 / 3 + 1 / 3) / 2, 0.0, 0.5, 1)
+    assert (chosen["apt"], chosen["first"], chosen["harm"], chosen["unjudged"]) == ((1 + 1 / 3) / 2, 1.0, 0.0, 1)
