@@ -74,7 +74,7 @@ def cmd_choices(args) -> int:
             if found is None or item["id"] not in replies:
                 continue
             shown, ranker = found
-            numbers = chosen_numbers(replies[item["id"]], len(shown))
+            numbers = chosen_numbers(replies[item["id"]], len(shown), [s.reference for s in shown])
             chosen = [shown[n - 1].id for n in numbers] if numbers else []
             chosen += [s.id for s in shown if s.id not in chosen]
             out.write(json.dumps({"id": item["id"], "q": item["q"], "reply": replies[item["id"]],

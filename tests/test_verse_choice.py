@@ -32,6 +32,14 @@ async def test_numbers_outside_the_candidates_and_repeats_are_ignored():
     assert chosen == SOURCES  # nothing valid: the ranker's order stands
 
 
+async def test_a_reply_naming_references_is_read_by_them_and_their_digits_are_never_numbers():
+    chosen = await chosen_first("perdi meu pai", SOURCES, _saying("Salmos 5:1 primeiro, depois Salmos 2:1, e o 7"))
+    assert [s.id for s in chosen][:3] == ["PSA.5.1", "PSA.2.1", "PSA.7.1"]
+    # a verse it was not shown, and a numbered echo of the list, count only as what they are
+    assert chosen_numbers("1 Pedro 5:7, e o 3", SHOWN, [s.reference for s in SOURCES[:SHOWN]]) == [3]
+    assert chosen_numbers("4. Salmos 4:1\n6. Salmos 6:1", SHOWN, [s.reference for s in SOURCES[:SHOWN]]) == [4, 6]
+
+
 async def test_a_failing_model_costs_nothing():
     async def failing(messages):
         raise LLMError("fake", "unavailable", "fora do ar")

@@ -32,11 +32,23 @@ def choice_messages(message: str, candidates: list[Source]) -> list[Message]:
             Message("user", f"<mensagem>{message}</mensagem>\n<versiculos>\n{listed}\n</versiculos>")]
 
 
-def chosen_numbers(text: str, count: int) -> list[int]:
-    """The distinct candidate numbers the model wrote, in its order (numbers outside 1..count are ignored)."""
+# a reference the model wrote ("1 Pedro 5:7", "Salmos 34:18-19"): its digits are never candidate numbers
+_REFERENCE = re.compile(r"(?:\b[1-3]\s*)?[^\W\d_]+\.?\s+\d+\s*:\s*\d+(?:\s*-\s*\d+)?")
+
+
+def chosen_numbers(text: str, count: int, references: list[str] = ()) -> list[int]:
+    """The distinct candidates the model chose, in its order: by number (outside 1..count ignored), or by a
+    candidate's own reference when it wrote that instead ("Salmos 34:18"); other references count for nothing."""
+    found: list[tuple[int, int]] = []  # (where in the reply, candidate number)
+    masked = text
+    for number, reference in enumerate(references, start=1):
+        for match in re.finditer(re.escape(reference) + r"(?![\d:-])", masked):
+            found.append((match.start(), number))
+            masked = masked[:match.start()] + " " * len(match.group()) + masked[match.end():]
+    masked = _REFERENCE.sub(lambda m: " " * len(m.group()), masked)
+    found += [(m.start(), int(m.group())) for m in re.finditer(r"\d+", masked)]
     out: list[int] = []
-    for token in re.findall(r"\d+", text):
-        number = int(token)
+    for _, number in sorted(found):
         if 1 <= number <= count and number not in out:
             out.append(number)
     return out[:CHOSEN]
@@ -52,7 +64,7 @@ async def chosen_first(message: str, sources: list[Source], complete: Complete) 
     except Exception as error:  # a choice is one more signal: its failure never costs the answer
         log.warning("escolha de versículos pelo modelo falhou: %s", type(error).__name__)
         return sources
-    numbers = chosen_numbers(text, len(candidates))
+    numbers = chosen_numbers(text, len(candidates), [s.reference for s in candidates])
     if not numbers:
         log.warning("escolha de versículos: resposta sem números válidos (ordem do ranqueador mantida)")
         return sources
