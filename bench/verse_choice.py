@@ -4,8 +4,8 @@
     python bench/verse_choice.py choices SITUATIONS.jsonl --replies REPLIES.jsonl --out CHOICES.jsonl
     python bench/verse_choice.py report CHOICES.jsonl GRADED.jsonl [...]
 
-bench/verse-choice-tests-30-37.jsonl keeps one kind of model's replies and choices on the aptness tests 30 to 37;
-bench/verse-choice-shown-12-tests-36-37.jsonl, the same kind shown 12 candidates (a variant measured and left).
+bench/verse-choice/tests-30-37.jsonl keeps one kind of model's replies and choices on the aptness tests 30 to 37;
+bench/verse-choice/shown-12-tests-36-37.jsonl, the same kind shown 12 candidates (a variant measured and left).
 docs/evaluation.md says which model and what the judges found.
 
 ``prompts`` writes, for each life told, the exact messages the bot sends the model (the search the bot runs, its

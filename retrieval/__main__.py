@@ -108,9 +108,14 @@ def cmd_eval(args) -> int:
     from retrieval.evaluation import run
 
     retriever = ready_retriever(_config(args), build=not args.no_build)
+    failed = False
     for path in args.paths:
-        print("\n".join(run(retriever, path, baselines=not args.no_baselines, grades=args.grades)))
-    return 0
+        try:
+            print("\n".join(run(retriever, path, baselines=not args.no_baselines, grades=args.grades)))
+        except ValueError as error:  # a file that is no eval set: said, and the other files still run
+            print(f"erro: {error}", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
 
 
 def cmd_check_map(args) -> int:

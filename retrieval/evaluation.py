@@ -261,6 +261,9 @@ def merge_grades(items: list[dict], extra: list[dict]) -> list[dict]:
 def run(retriever: Retriever, path: Path, baselines: bool = True, grades: list[Path] = ()) -> list[str]:
     """The printed report: the system, then the stock baselines on the same ranked items."""
     items = merge_grades(load_items(path), [e for g in grades for e in load_items(g) if "grades" in e])
+    if unkinded := [n for n, item in enumerate(items, start=1) if "kind" not in item]:
+        raise ValueError(f"{path}: não é um conjunto de avaliação (linha {unkinded[0]} sem \"kind\", e não são "
+                         "pares avaliados com \"verse\" e \"grade\")")
     lines = [f"arquivo: {path} ({len(items)} itens)", "sistema (Pastor Online):"]
     # a life without grades (a story set's look-alikes) is read only for what it asks, never for aptness
     situations = [item for item in items if item.get("kind") == "situation" and "grades" in item]

@@ -208,6 +208,22 @@ def test_the_evaluation_reads_an_ungraded_life_for_what_it_asks_not_for_aptness(
     assert sum("apt@3" in line for line in lines) == 1 and not any("s1" in line for line in lines)
 
 
+def test_a_file_that_is_no_eval_set_is_said_and_the_other_files_still_run(mini_retriever, tmp_path, capsys,
+                                                                          monkeypatch):
+    import retrieval.__main__ as cli
+
+    wrong = tmp_path / "choices.jsonl"  # a bench file of another shape: no "kind", no graded pairs
+    wrong.write_text('{"id": "s1", "q": "perdi meu pai", "verses": ["MAT.5.4"]}\n', encoding="utf-8")
+    right = tmp_path / "topics.jsonl"
+    right.write_text('{"id": "t1", "kind": "topic", "q": "perdi meu pai", "relevant": ["MAT.5.4"]}\n', encoding="utf-8")
+    monkeypatch.setattr(cli, "ready_retriever", lambda config, build=True: mini_retriever)
+    monkeypatch.setattr(cli, "_config", lambda args: None)
+    assert cli.main(["eval", str(wrong), str(right), "--no-build", "--no-baselines"]) == 1
+    out, err = capsys.readouterr()
+    assert "choices.jsonl: não é um conjunto de avaliação" in err and "Traceback" not in err
+    assert "topics.jsonl" in out and "hit@5" in out
+
+
 def test_the_evaluation_tells_small_talk_from_a_greeting_that_asks_something(mini_retriever):
     from retrieval.evaluation import evaluate
 
