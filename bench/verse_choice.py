@@ -27,12 +27,8 @@ from bot.pastor.pipeline import PastorConfig
 from bot.pastor.shown import sources_of
 from bot.pastor.verse_choice import SHOWN, choice_messages, chosen_numbers
 from retrieval.__main__ import _config, ready_retriever
-from retrieval.evaluation import load_items
+from retrieval.evaluation import SituationReport, load_items
 from retrieval.results import Status
-
-
-def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _situations(path: Path) -> list[dict]:
@@ -67,7 +63,7 @@ def cmd_prompts(args) -> int:
 
 def cmd_choices(args) -> int:
     retriever = ready_retriever(_config(argparse.Namespace()), build=False)
-    replies = {r["id"]: r["reply"] for r in _lines(args.replies)}
+    replies = {r["id"]: r["reply"] for r in load_items(args.replies)}
     with args.out.open("w", encoding="utf-8") as out:
         for item in _situations(args.situations):
             found = candidates(retriever, item["q"], args.shown)
@@ -83,21 +79,17 @@ def cmd_choices(args) -> int:
     return 0
 
 
-def shown_scores(rows: list[dict], grades: dict[str, dict[str, int]], key: str) -> dict[str, float]:
-    """apt@3, first-apt and harm@3 of each row's three verses under ``key``; ``unjudged`` counts ungraded ones."""
-    apt, first, harm, unjudged = [], [], [], 0
+def shown_scores(rows: list[dict], grades: dict[str, dict[str, int]], key: str) -> SituationReport:
+    """The aptness report of each row's three verses under ``key`` ("ranker" or "verses"), as the eval makes it."""
+    report = SituationReport()
     for row in rows:
-        top = [grades.get(row["id"], {}).get(v) for v in row[key][:3]]
-        unjudged += sum(g is None for g in top)
-        apt.append(sum(g == 2 for g in top) / 3)
-        first.append(float(bool(top) and top[0] == 2))
-        harm.append(float(-1 in top))
-    n = len(rows) or 1
-    return {"apt": sum(apt) / n, "first": sum(first) / n, "harm": sum(harm) / n, "n": len(rows),
-            "unjudged": unjudged}
+        shown = row[key][:3]
+        report.add_shown(row["id"], shown, [grades.get(row["id"], {}).get(v) for v in shown])
+    return report
 
 
 def cmd_report(args) -> int:
+    choices = load_items(args.choices)
     every: dict[str, dict[str, int]] = {}
     for path in args.graded:
         grades: dict[str, dict[str, int]] = {}
@@ -105,18 +97,19 @@ def cmd_report(args) -> int:
             if "grades" in row:
                 grades.setdefault(row["id"], {}).update(row["grades"])
         every.update(grades)
-        _print(path.name, [row for row in _lines(args.choices) if row["id"] in grades], grades)
+        _print(path.name, [row for row in choices if row["id"] in grades], grades)
     if len(args.graded) > 1:
-        _print("todos", [row for row in _lines(args.choices) if row["id"] in every], every)
+        _print("todos", [row for row in choices if row["id"] in every], every)
     return 0
 
 
 def _print(name: str, rows: list[dict], grades: dict[str, dict[str, int]]) -> None:
     print(name)
     for key, label in (("ranker", "sem modelo (os 3 primeiros)"), ("verses", "escolha do modelo")):
-        s = shown_scores(rows, grades, key)
-        print(f"  {label:<28} apt@3 {s['apt']:.2f}  first-apt {s['first']:.2f}  harm@3 {s['harm']:.2f}  "
-              f"(n={s['n']}, sem nota: {s['unjudged']})")
+        r = shown_scores(rows, grades, key)
+        n = len(r.apt) or 1
+        print(f"  {label:<28} apt@3 {sum(r.apt) / n:.2f}  first-apt {sum(r.first) / n:.2f}  "
+              f"harm@3 {sum(r.harm) / n:.2f}  (n={len(r.apt)}, sem nota: {len(r.unjudged)})")
 
 
 def main(argv=None) -> int:

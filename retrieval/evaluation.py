@@ -109,12 +109,15 @@ class SituationReport:
             self.first.append(0.0)
             self.harm.append(0.0)
             return
-        grades = item["grades"]
-        top = passage_grades(result.hits, grades)
+        top = passage_grades(result.hits, item["grades"])
+        self.add_shown(item.get("id", ""), [h.id for h in result.hits[:3]], top)
+
+    def add_shown(self, situation: str, shown: list[str], top: list[int | None]) -> None:
+        """One situation's first three shown (ids) and their grades (None: not graded)."""
         self.apt.append(sum(1 for g in top if g == 2) / 3)
-        self.first.append(float(top[0] == 2))
+        self.first.append(float(bool(top) and top[0] == 2))
         self.harm.append(float(-1 in top))
-        self.unjudged += [(item.get("id", ""), h.id) for h, g in zip(result.hits[:3], top) if g is None]
+        self.unjudged += [(situation, verse) for verse, g in zip(shown, top) if g is None]
 
     def lines(self) -> list[str]:
         n = len(self.apt)

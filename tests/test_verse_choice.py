@@ -74,5 +74,7 @@ def test_the_blind_measure_scores_the_chosen_three_and_the_rankers_three_against
             {"id": "s2", "ranker": ["A", "X", "D"], "verses": ["D", "A", "Y"]}]
     ranker = bench.shown_scores(rows, grades, "ranker")
     chosen = bench.shown_scores(rows, grades, "verses")
-    assert (ranker["apt"], ranker["first"], ranker["harm"], ranker["unjudged"]) == ((1 / 3 + 1 / 3) / 2, 0.0, 0.5, 1)
-    assert (chosen["apt"], chosen["first"], chosen["harm"], chosen["unjudged"]) == ((1 + 1 / 3) / 2, 1.0, 0.0, 1)
+    assert (ranker.apt, ranker.first, ranker.harm, ranker.unjudged) == ([1 / 3, 1 / 3], [0.0, 0.0], [1.0, 0.0],
+                                                                        [("s2", "X")])
+    assert (chosen.apt, chosen.first, chosen.harm, chosen.unjudged) == ([1.0, 1 / 3], [1.0, 1.0], [0.0, 0.0],
+                                                                        [("s2", "Y")])
