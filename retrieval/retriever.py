@@ -268,8 +268,10 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
         if said and intent is not None and intent.name == SITUATION and intent.confidence >= LIFE_SURE_PHRASE:
             # "ela disse que eu não devia falar mal de um homem de Deus, que…": the teller's phrase, not a verse
             said = [p for p in said if shares_run(plan.text, self.bible.verses[p].text, RUN + 1)]
-        remembered = [] if said else self._remembered(plan, intent, vector, mask)  # or said from memory
+        remembered = self._remembered(plan, intent, vector, mask) if len(said) != 1 else []  # or said from memory
         verbatim = said or remembered
+        if said and remembered and remembered[0] not in said:  # words several verses hold: the saying remembered
+            verbatim = [remembered[0], *said]  # tells which ("este é o dia que o senhor fez…": Psalm 118:24)
         told = self._told(plan, intent, story, bool(verbatim))
         if told is not None:  # a story asked for: not a life to care for, a teaching to explain, a verse quoted
             recognised, situations, teaching = [], [], False

@@ -116,6 +116,24 @@ def test_a_life_the_map_does_not_know_is_still_care(full):
     assert full.search(life).mode == "cuidado"  # so a model set to choose verses (LLM_CHOOSE_VERSES) chooses here too
 
 
+def test_a_verse_quoted_in_a_question_about_its_passage_leads_it(full):
+    found = full.search("qual salmo diz 'ensina-nos a contar os nossos dias'?")
+    assert found.mode == "passagem" and found.hits[0].id == "PSA.90.12"  # Psalm 90 read from the verse quoted
+
+
+def test_a_line_quoted_in_other_words_leads_its_passage(full):
+    found = full.search('onde pedro fala pro coxo "não tenho prata nem ouro, mas o que tenho te dou"?')
+    assert found.mode == "passagem" and found.hits[0].id == "ACT.3.6"
+    told = full.search("me conta a história do bom samaritano")  # no line quoted: the passage from its start
+    assert told.mode == "passagem" and told.hits[0].id == "LUK.10.25"
+
+
+def test_words_several_verses_hold_are_the_verse_people_remember(full):
+    # "o dia que o SENHOR…" opens three narratives word for word; the saying remembered is Psalm 118
+    found = full.search("este é o dia que o senhor fez, vamos nos alegrar nele")
+    assert found.mode == "citacao" and found.hits[0].id == "PSA.118.24"
+
+
 def test_the_harm_guard_in_care_and_not_in_teaching(full):
     care = full.search("meu marido bebe demais e eu não sei o que fazer")
     top = [i for hit in care.hits[:3] for i in hit.ids]

@@ -3,7 +3,7 @@
 import pytest
 
 from retrieval.understand.chat import normalize_chat
-from retrieval.understand.message import after_opener, sentences, verse_then_remark
+from retrieval.understand.message import after_opener, quoted_line, sentences, verse_then_remark
 from retrieval.understand.query import plan_query
 from retrieval.understand.scope import detect_scope, named
 from retrieval.understand.thesaurus import Equivalences, Thesaurus, parse_table
@@ -204,3 +204,12 @@ def test_a_verse_said_before_a_short_remark_is_told_apart_from_a_life_told():
     assert verse_then_remark("o senhor é meu pastor e nada me faltará") is None  # one sentence: the message itself
     long_life = "tudo posso naquele que me fortalece, dizem. mas perdi o emprego, minha mãe adoeceu e o aluguel venceu"
     assert verse_then_remark(long_life) is None  # what follows tells a life, not a word about the verse
+
+
+def test_the_line_a_message_quotes_in_marks():
+    assert quoted_line("onde Pedro fala pro coxo 'não tenho prata nem ouro'?") == "não tenho prata nem ouro"
+    two = 'aquela parte “quem sabe se não foi pra isso” e o “eis-me aqui”'
+    assert quoted_line(two) == "quem sabe se não foi pra isso"
+    assert quoted_line('o pastor falou "graça" domingo') is None  # one word: no line
+    assert quoted_line("pedi um copo d'água e o garçom disse que não tinha") is None  # an apostrophe is no mark
+    assert quoted_line("onde Jesus fala da videira?") is None

@@ -1,5 +1,5 @@
 """A named passage read from where the question asks: its start, the moment asked about ("Sansão achou mel no
-leão morto?"), the verse typed from memory inside it, or where the person asked about comes in."""
+leão morto?"), the verse typed from memory or quoted in marks inside it, or where the person asked about comes in."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from retrieval.knowledge.described import DescribedSettings
 from retrieval.knowledge.passages import NamedPassages
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import REFERENCE, SearchResult
+from retrieval.understand.message import quoted_line
+from retrieval.understand.query import plan_query
 
 MAX_PASSAGE_VERSES = 200
 PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
 # words described.toml's palavras_do_feito asks beyond the passage's names)…
 PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
 PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
+QUOTED_HELD = 3  # words of a line quoted in marks that the verse saying it holds, at least
 
 
 def passage_result(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
@@ -43,7 +46,7 @@ class PassageReading:
     def read(self, retriever, plan, named, understood) -> SearchResult:
         result = passage_result(retriever, plan.original, named, plan.scope, understood)
         positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
-        start = self._verse_remembered(retriever, plan, positions) or \
+        start = self._verse_remembered(retriever, plan, positions) or self._line_quoted(retriever, plan, positions) or \
             self._part_asked(retriever, plan, named, positions)
         return replace(result, hits=result.hits[start:]) if start else result
 
@@ -58,12 +61,28 @@ class PassageReading:
 
     @staticmethod
     def _verse_remembered(retriever, plan, positions: list[int]) -> int:
-        """Where the verse typed from memory lies in the passage its words name ("entrega teu caminho pro senhor,
-        confia q ele faz. salmo qual?": Psalm 37 from verse 5); 0 (from the start) when none is."""
-        if retriever.remembered is None or plan.scope is not None:
-            return 0
-        said = retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
+        """Where the verse quoted word for word or typed from memory lies in the passage its words name ("entrega
+        teu caminho pro senhor, confia q ele faz. salmo qual?": Psalm 37 from verse 5; "qual salmo diz 'ensina-nos
+        a contar os nossos dias'?": Psalm 90 from verse 12); 0 (from the start) when none is."""
+        said = list(retriever.verbatim.quoted(plan.text))
+        if retriever.remembered is not None:
+            said += retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
         return next((positions.index(p) for p in said if p in positions), 0)
+
+    @staticmethod
+    def _line_quoted(retriever, plan, positions: list[int]) -> int:
+        """Where the line the question quotes in marks is said in the passage, in other words than this Bible's
+        ("onde Pedro fala pro coxo 'não tenho prata nem ouro…'?": Acts 3 from verse 6): the verse holding the most
+        of its words (``QUOTED_HELD`` at least), the nearest one; 0 (from the start) when none does."""
+        line = quoted_line(plan.original)
+        if line is None or len(positions) <= 1:
+            return 0
+        held = retriever.lexical.coordination(plan_query(line, retriever.thesaurus).alternatives)[positions]
+        most = int(held.max())
+        if most < QUOTED_HELD:
+            return 0
+        moment = [i for i, count in enumerate(held) if count == most]
+        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])]
 
     def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
         """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um

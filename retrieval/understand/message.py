@@ -103,6 +103,18 @@ def verse_then_remark(text: str) -> str | None:
     return parts[0] if sum(len(p.split()) for p in parts[1:]) <= REMARK_WORDS else None
 
 
+_IN_MARKS = re.compile(r"""["“«]([^"“”«»]+)["”»]|(?<!\w)['‘]([^'‘’]+)['’](?!\w)""")
+QUOTED_LINE_WORDS = 3  # a line quoted in marks has at least this many words
+
+
+def quoted_line(text: str) -> str | None:
+    """The longest part of a message in quotation marks ("onde Pedro fala 'não tenho prata nem ouro'?"), at least
+    ``QUOTED_LINE_WORDS`` long; None without one (an apostrophe inside a word, "d'água", is no mark)."""
+    marked = [(m.group(1) or m.group(2)).strip() for m in _IN_MARKS.finditer(text)]
+    line = max(marked, key=len, default="")
+    return line if len(line.split()) >= QUOTED_LINE_WORDS else None
+
+
 def sentences(text: str, shortest: int = SENTENCE_WORDS) -> list[str]:
     """The sentences of a message that says more than one, each of ``shortest`` words at least (by default long
     enough to tell something)."""
