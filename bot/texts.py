@@ -35,6 +35,8 @@ EXTRACTIVE_PASSAGE_INTRO = "{name}:"
 EXTRACTIVE_STORY_INTRO = "Parece ser esta passagem — {name}:"
 EXTRACTIVE_PLACE_INTRO = "Passagens da Bíblia que falam de {name}:"
 EXTRACTIVE_TEACHING_INTRO = "Alguns textos bíblicos sobre o assunto:"
+EXTRACTIVE_QUOTE_INTRO = "Parece ser este versículo:"
+EXTRACTIVE_QUOTE_OTHERS = "Outros versículos parecidos:"
 LONG_PASSAGE = (
     "Mostrei {shown} ({count} de {total} versículos). Para continuar a leitura, peça “{next}”."
 )

@@ -53,6 +53,16 @@ async def test_no_submission_verse_reaches_a_person_reporting_violence(crisis_pa
             "violência doméstica" in m.content for m in model.prompts[-1])
 
 
+async def test_a_verse_typed_from_memory_is_answered_as_that_verse_first(crisis_pastor):
+    from bot import texts
+
+    reply = await crisis_pastor().reply("q1", "tudo posso naquele que me fortalece")
+    first, *rest = reply.text.split("\n\n")
+    assert first == texts.EXTRACTIVE_QUOTE_INTRO and rest[0].endswith("(Filipenses 4:13)"), reply.text
+    assert rest[1] == texts.EXTRACTIVE_QUOTE_OTHERS and reply.citations[0] == "Filipenses 4:13"
+    assert texts.EXTRACTIVE_INTRO not in reply.text  # not "what you shared": nobody shared a life
+
+
 async def test_a_story_retold_is_answered_as_the_passage_it_seems_to_be(crisis_pastor):
     reply = await crisis_pastor().reply("s1", "o menino que enfrentou o gigante só com uma funda")
     assert reply.text.startswith("Parece ser esta passagem — Davi e Golias:"), reply.text

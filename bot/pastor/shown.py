@@ -49,7 +49,12 @@ def extractive(result: SearchResult, max_reference_verses: int) -> tuple[str, li
              "historia": texts.EXTRACTIVE_STORY_INTRO.format(name=result.named),
              "lugar": texts.EXTRACTIVE_PLACE_INTRO.format(name=result.named)}.get(
         result.mode, texts.EXTRACTIVE_REFERENCE_INTRO if reference else texts.EXTRACTIVE_INTRO)
-    lines = [intro] + [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
+    quoted = [f"“{' '.join(v.text for v in verses)}” ({where})" for verses, where in passages]
+    if result.mode == "citacao" and quoted:  # a verse quoted or half remembered: the one it seems to be, then the
+        lines = [texts.EXTRACTIVE_QUOTE_INTRO, quoted[0]]  # others its words are near, said to be others
+        lines += [texts.EXTRACTIVE_QUOTE_OTHERS, *quoted[1:]] if len(quoted) > 1 else []
+    else:
+        lines = [intro, *quoted]
     return "\n\n".join(lines), [where for _, where in passages]
 
 
