@@ -128,6 +128,12 @@ def test_a_line_quoted_in_other_words_leads_its_passage(full):
     assert told.mode == "passagem" and told.hits[0].id == "LUK.10.25"
 
 
+def test_a_short_fragment_of_a_famous_verse_is_that_verse_and_a_hurt_by_a_pastor_is_care(full):
+    found = full.search("Senhor, tu és o meu pastor")  # the map's words "meu pastor" read a person hurt by one
+    assert found.mode == "citacao" and found.hits[0].id == "PSA.23.1"
+    assert full.search("meu pastor me humilhou na frente da igreja toda").mode == "cuidado"
+
+
 def test_words_several_verses_hold_are_the_verse_people_remember(full):
     # "o dia que o SENHOR…" opens three narratives word for word; the saying remembered is Psalm 118
     found = full.search("este é o dia que o senhor fez, vamos nos alegrar nele")

@@ -66,7 +66,7 @@ class PassageReading:
         a contar os nossos dias'?": Psalm 90 from verse 12); 0 (from the start) when none is."""
         said = list(retriever.verbatim.quoted(plan.text))
         if retriever.remembered is not None:
-            said += retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text), near=True)
+            said += retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text))
         return next((positions.index(p) for p in said if p in positions), 0)
 
     @staticmethod
