@@ -78,11 +78,9 @@ class PassageReading:
         if line is None or len(positions) <= 1:
             return 0
         held = retriever.lexical.coordination(plan_query(line, retriever.thesaurus).alternatives)[positions]
-        most = int(held.max())
-        if most < QUOTED_HELD:
+        if int(held.max()) < QUOTED_HELD:
             return 0
-        moment = [i for i, count in enumerate(held) if count == most]
-        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])]
+        return _nearest_holding_most(retriever, plan, held, positions)
 
     def _part_asked(self, retriever, plan, named, positions: list[int]) -> int:
         """Where to start reading a long passage when the question asks about one moment of it ("Sansão matou um
@@ -98,5 +96,11 @@ class PassageReading:
         most = int(held.max()) if asked else 0
         if most < self.describing.deed_words or most <= held[:PART_SHOWN].max():
             return 0
-        moment = [i for i, count in enumerate(held) if count == most]
-        return moment[retriever.nearest_within(plan, [positions[i] for i in moment])] - PART_LEAD
+        return _nearest_holding_most(retriever, plan, held, positions) - PART_LEAD
+
+
+def _nearest_holding_most(retriever, plan, held, positions: list[int]) -> int:
+    """The index of the passage verse holding the most of the asked words, the nearest the question among ties."""
+    most = held.max()
+    moment = [i for i, count in enumerate(held) if count == most]
+    return moment[retriever.nearest_within(plan, [positions[i] for i in moment])]
