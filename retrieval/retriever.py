@@ -138,9 +138,12 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
         refs = find_references(query)
         named = self.knowledge.passages.within(query, refs) if refs and self.knowledge.passages else None
         if named is not None:  # "eu sou o bom pastor, João 10": the passage inside the chapter given
-            result = self.knowledge.passage(self, query, named)
+            result = self.knowledge.passage(self, query, named, refs)
         elif refs:
             result = self._references(query, refs)
+            chapter = refs[0]
+            if len(refs) == 1 and chapter.verse is None and not chapter.is_range and result.status == REFERENCE:
+                result = self.knowledge.chapter(self, query, chapter, result)  # "isaías 6, onde fala eis-me aqui?"
         else:
             result = self._understood(plan_query(query, self.thesaurus, scope), k, exclude)
         self.result_cache.put(key, result)

@@ -283,14 +283,28 @@ def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
 
 @pytest.mark.parametrize(("question", "first"), [
     ("me conta a história de sansão", "JDG.13.1"),  # the passage named alone: from its start
+    ("a mulher samaritana no poço", "JHN.4.1"),  # not from a line of it the message's own words never say
     ("quem foi a rainha ester", "EST.2.4"),  # who she was: from where she comes in (was Xerxes' banquet)
     # a verse typed from memory inside the passage its words name: from that verse (was Psalm 37 from verse 1)
     ("entrega o teu caminho ao senhor, confia nele q ele age. em q salmo ta isso?", "PSA.37.5"),
     ("na história de sansão, como foi quando ele achou mel dentro do leão morto?", "JDG.14.5"),
-    ("na história de davi e golias, o que davi disse pro gigante antes de atirar a pedra?", "1SA.17.46")])
+    ("na história de davi e golias, o que davi disse pro gigante antes de atirar a pedra?", "1SA.17.46"),
+    ("na história de sansão, em que versículo ele acha o mel dentro do leão morto?", "JDG.14.8")])  # the verse asked
 def test_a_question_about_one_moment_of_a_long_passage_reads_it_from_there(full, question, first):
     result = full.search(question)
     assert result.mode == "passagem" and result.hits[0].id == first, [h.id for h in result.hits[:3]]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("isaías 6, onde o profeta responde eis-me aqui, envia-me? preciso do número", "ISA.6.8"),  # a line said
+    ("em gênesis 22 qual versículo abraão vê um carneiro preso pelos chifres no mato?", "GEN.22.13"),  # a moment
+    ("daniel 6 em que versiculo o rei manda jogar daniel na cova dos leões", "DAN.6.16"),  # its passage inside
+    ("eu sou o bom pastor, joão 10", "JHN.10.11"),  # a verse typed from memory inside the chapter given
+    ("salmo 91 pra minha mãe que tá no hospital", "PSA.91.1"),  # nothing asked of one verse: from the start
+    ("me explica romanos 8", "ROM.8.1")])
+def test_a_chapter_given_is_read_from_the_verse_the_question_asks_inside_it(full, question, first):
+    result = full.search(question)
+    assert result.hits[0].id == first, [h.id for h in result.hits[:3]]
 
 
 def test_a_passage_outside_the_scope_asked_is_never_the_answer(full):

@@ -56,6 +56,8 @@ class DescribedSettings:
     male: frozenset[str]
     deed_words: int = 2  # words beyond the name and the frame that ask for a deed of someone named
     frame: frozenset[str] = frozenset()  # words that only frame a question about someone ("quem", "foi")
+    verse_frame: frozenset[str] = frozenset()  # words that only frame asking for a verse ("capítulo", "onde")
+    verse_asked: frozenset[str] = frozenset()  # words that ask for the verse itself ("versículo", "parte")
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -70,7 +72,8 @@ def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
         return DescribedSettings(float(data["parcela"]), int(data["versiculos"]),
                                  float(data["a_frente"]),
                                  frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]),
-                                 int(data["palavras_do_feito"]), frozenset(data["moldura"]))
+                                 int(data["palavras_do_feito"]), frozenset(data["moldura"]),
+                                 frozenset(data["moldura_do_versiculo"]), frozenset(data["pedem_o_versiculo"]))
     except (OSError, KeyError, ValueError, TypeError) as error:
         raise ValueError(f"{path}: {error}") from error
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from corpus.references import verses_of
+from corpus.references import Reference, verses_of
+from corpus.text import normalize
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import DescribedSettings
 from retrieval.knowledge.passages import NamedPassages
@@ -17,9 +18,11 @@ from retrieval.understand.query import plan_query
 MAX_PASSAGE_VERSES = 200
 PART_SHOWN = 5  # a question about a moment of a long passage, held by a verse past this many verses (with the
 # words described.toml's palavras_do_feito asks beyond the passage's names)…
-PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?")
+PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão achou mel no leão morto?"), from that
+# one itself when the question asks for the verse ("em que versículo Sansão acha o mel?")
 PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
 QUOTED_HELD = 3  # words of a line quoted in marks that the verse saying it holds, at least
+REMEMBERED_HELD = 2  # words of the message that a verse typed from memory holds, at least, to open its passage
 
 
 def passage_result(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
@@ -43,11 +46,17 @@ class PassageReading:
     people: PeopleIndex | None
     describing: DescribedSettings | None
 
+    @property
+    def _asking_frame(self) -> frozenset[str]:
+        """The words that only frame a question: about someone, for a verse."""
+        d = self.describing
+        return d.frame | d.verse_frame | d.verse_asked
+
     def read(self, retriever, plan, named, understood) -> SearchResult:
         result = passage_result(retriever, plan.original, named, plan.scope, understood)
         positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
-        start = self._verse_remembered(retriever, plan, positions) or self._line_quoted(retriever, plan, positions) or \
-            self._part_asked(retriever, plan, named, positions)
+        start = self._verse_remembered(retriever, plan, positions) or self._line_quoted(retriever, plan, positions) \
+            or self._part_asked(retriever, plan, named, positions)
         return replace(result, hits=result.hits[start:]) if start else result
 
     def from_introduction(self, retriever, result: SearchResult, person) -> SearchResult:
@@ -60,13 +69,46 @@ class PassageReading:
         return replace(result, hits=result.hits[positions.index(introduction) - PART_LEAD:])
 
     @staticmethod
+    def beside(retriever, query: str, references: list[Reference]):
+        """The question's plan without the references it gives (their words would be counted as asked)."""
+        text = normalize(query)
+        for reference in sorted(references, key=lambda r: r.start, reverse=True):
+            text = f"{text[:reference.start]} {text[reference.end:]}"
+        return replace(plan_query(text, retriever.thesaurus), original=query)
+
+    def read_chapter(self, retriever, query: str, chapter: Reference, result: SearchResult) -> SearchResult:
+        """A chapter given with what is asked inside it ("isaías 6, onde ele fala eis-me aqui? qual o número do
+        versículo"), read from the verse it quotes or tells (word for word, from memory, in marks, or by the most
+        of its words); the whole chapter when it asks nothing of one verse ("salmo 91 pra minha mãe")."""
+        plan = self.beside(retriever, query, [chapter])
+        positions = [retriever.bible.position(*h.verse.key) for h in result.hits]
+        start = self._verse_remembered(retriever, plan, positions) or self._line_quoted(retriever, plan, positions) \
+            or self._verse_told(retriever, plan, positions)
+        return replace(result, hits=result.hits[start:]) if start else result
+
+    def _verse_told(self, retriever, plan, positions: list[int]) -> int:
+        """The verse holding the most of what the question says beyond the frame of asking for one (two words at
+        least), the nearest one; 0 (from the start) when none does."""
+        if self.describing is None or len(positions) <= 1:
+            return 0
+        asked = list({g[0]: g for g in plan.alternatives if g and g[0] not in STOPWORDS
+                      and g[0] not in self._asking_frame and len(g[0]) > 2}.values())
+        held = retriever.lexical.coordination(asked)[positions] if asked else None
+        if held is None or int(held.max()) < self.describing.deed_words:
+            return 0
+        return _nearest_holding_most(retriever, plan, held, positions)
+
+    @staticmethod
     def _verse_remembered(retriever, plan, positions: list[int]) -> int:
         """Where the verse quoted word for word or typed from memory lies in the passage its words name ("entrega
         teu caminho pro senhor, confia q ele faz. salmo qual?": Psalm 37 from verse 5; "qual salmo diz 'ensina-nos
         a contar os nossos dias'?": Psalm 90 from verse 12); 0 (from the start) when none is."""
         said = list(retriever.verbatim.quoted(plan.text))
-        if retriever.remembered is not None:
-            said += retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text))
+        if retriever.remembered is not None and (
+                remembered := retriever.remembered.verses(plan.text, retriever.embed_query(plan.search_text))):
+            # a saying the message's own words hold: "a mulher samaritana no poço" names the story, not John 4:29
+            holding = retriever.lexical.coordination(plan.alternatives)
+            said += [p for p in remembered if holding[p] >= REMEMBERED_HELD]
         return next((positions.index(p) for p in said if p in positions), 0)
 
     @staticmethod
@@ -89,14 +131,17 @@ class PassageReading:
         start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
         if self.describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
             return 0
-        said = beyond_names([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS],
-                            self.passages.words_of_names(named), self.describing.frame)
+        verse_asked = bool(self.describing.verse_asked.intersection(g[0] for g in plan.alternatives if g))
+        # asking for the verse, the passage's own words tell which too ("em que versículo jogam Daniel na cova?")
+        names = frozenset() if verse_asked else self.passages.words_of_names(named)
+        said = beyond_names([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS], names,
+                            self._asking_frame)
         asked = list({group[0]: group for group in plan.alternatives if group and group[0] in said}.values())
         held = retriever.lexical.coordination(asked)[positions]
         most = int(held.max()) if asked else 0
         if most < self.describing.deed_words or most <= held[:PART_SHOWN].max():
             return 0
-        return _nearest_holding_most(retriever, plan, held, positions) - PART_LEAD
+        return _nearest_holding_most(retriever, plan, held, positions) - (0 if verse_asked else PART_LEAD)
 
 
 def _nearest_holding_most(retriever, plan, held, positions: list[int]) -> int:

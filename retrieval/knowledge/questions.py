@@ -19,7 +19,7 @@ from retrieval.knowledge.described import (
 )
 from retrieval.knowledge.described_people import DescribedPeople
 from retrieval.knowledge.homonyms import asked_kinship
-from retrieval.knowledge.passage_reading import PassageReading, beyond_names, passage_result
+from retrieval.knowledge.passage_reading import PassageReading, beyond_names
 from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import OK, SearchResult
@@ -302,9 +302,13 @@ class Knowledge:
                             named=person.display, homonyms=[
                                 {"id": p.id, "description": d, "gender": p.gender} for p, d in homonyms])
 
-    @staticmethod
-    def passage(retriever, query: str, named, scope=None, understood=None) -> SearchResult:
-        return passage_result(retriever, query, named, scope, understood)
+    def passage(self, retriever, query: str, named, references) -> SearchResult:
+        """A passage named inside the chapter given ("eu sou o bom pastor, João 10"), read from where it asks."""
+        return self._reading.read(retriever, self._reading.beside(retriever, query, references), named, None)
+
+    def chapter(self, retriever, query: str, chapter, result: SearchResult) -> SearchResult:
+        """A chapter given by its reference, read from the verse the message asks inside it."""
+        return self._reading.read_chapter(retriever, query, chapter, result)
 
     def _passage(self, retriever, plan, named, understood) -> SearchResult:
         return self._reading.read(retriever, plan, named, understood)
