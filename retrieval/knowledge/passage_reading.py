@@ -91,12 +91,7 @@ class PassageReading:
         least), the nearest one; 0 (from the start) when none does."""
         if self.describing is None or len(positions) <= 1:
             return 0
-        asked = list({g[0]: g for g in plan.alternatives if g and g[0] not in STOPWORDS
-                      and g[0] not in self._asking_frame and len(g[0]) > 2}.values())
-        held = retriever.lexical.coordination(asked)[positions] if asked else None
-        if held is None or int(held.max()) < self.describing.deed_words:
-            return 0
-        return _nearest_holding_most(retriever, plan, held, positions)
+        return self._most_said(retriever, plan, positions, frozenset()) or 0
 
     @staticmethod
     def _verse_remembered(retriever, plan, positions: list[int]) -> int:
@@ -134,14 +129,24 @@ class PassageReading:
         verse_asked = bool(self.describing.verse_asked.intersection(g[0] for g in plan.alternatives if g))
         # asking for the verse, the passage's own words tell which too ("em que versículo jogam Daniel na cova?")
         names = frozenset() if verse_asked else self.passages.words_of_names(named)
+        moment = self._most_said(retriever, plan, positions, names, beyond_first=PART_SHOWN)
+        return 0 if moment is None else moment - (0 if verse_asked else PART_LEAD)
+
+    def _most_said(self, retriever, plan, positions: list[int], names: frozenset[str],
+                   beyond_first: int = 0) -> int | None:
+        """The index of the verse holding the most of what the question says beyond ``names`` and the frame of
+        asking (``deed_words`` at least, and more than any of the first ``beyond_first`` verses holds), the nearest
+        the question among ties; None when none does."""
         said = beyond_names([g[0] for g in plan.alternatives if g and g[0] not in STOPWORDS], names,
                             self._asking_frame)
         asked = list({group[0]: group for group in plan.alternatives if group and group[0] in said}.values())
+        if not asked:
+            return None
         held = retriever.lexical.coordination(asked)[positions]
-        most = int(held.max()) if asked else 0
-        if most < self.describing.deed_words or most <= held[:PART_SHOWN].max():
-            return 0
-        return _nearest_holding_most(retriever, plan, held, positions) - (0 if verse_asked else PART_LEAD)
+        most = int(held.max())
+        if most < self.describing.deed_words or beyond_first and most <= held[:beyond_first].max():
+            return None
+        return _nearest_holding_most(retriever, plan, held, positions)
 
 
 def _nearest_holding_most(retriever, plan, held, positions: list[int]) -> int:
