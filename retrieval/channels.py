@@ -20,6 +20,7 @@ from retrieval.understand.message import sentences
 from retrieval.understand.query import BOOK_TALK, QueryPlan
 
 NAMED_AROUND = 2  # verses each side of one naming the person that tell the same story ("lava-te no Jordão")
+AGREED_WORDS = 3  # of the message's words, that the verse both its words and its meaning put first holds at least
 
 
 class SearchChannels:
@@ -54,6 +55,18 @@ class SearchChannels:
         if plan.concepts and self.params.expansion_weight:
             scores = scores + self.params.expansion_weight * self.lexical.scores(plan.expansion, mask)
         return _top(scores, self.params.candidates), best_terms
+
+    def _agreed(self, plan: QueryPlan, fusion) -> int | None:
+        """The verse first both by the message's words and by its meaning, holding ``AGREED_WORDS`` of its words: the
+        line a question is about ("quem disse pros marinheiros que era hebreu e temia o Deus do céu?": Jonah 1:9),
+        however the topics and the answered questions order the rest; None for small talk or a problem elsewhere."""
+        if fusion.intent is not None and fusion.intent.name in (SMALLTALK, OFFTOPIC):
+            return None
+        firsts = [min(ranks, key=ranks.get) for name in ("lexical", "dense") if (ranks := fusion.ranks.get(name))]
+        if len(firsts) < 2 or firsts[0] != firsts[1]:
+            return None
+        held = self.lexical.groups_in(plan.alternatives, self.bible.verses[firsts[0]].text)
+        return firsts[0] if held >= AGREED_WORDS else None
 
     def _ask_store_early(self, plan: QueryPlan) -> None:
         """The store's nearest verses for the message, asked as soon as it is embedded: the store searches on its

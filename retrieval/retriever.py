@@ -221,6 +221,10 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
                 fused, unfit, apt = self.aptness.rerank(plan.text, fusion, self)
         elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
             fused = ahead(self.relevance.rerank(plan, fusion), list(fusion.remembered))  # a verse remembered: first
+        if not fusion.care and (agreed := self._agreed(plan, fusion)) is not None:
+            # a teaching asked keeps its best verse first; the line a question is about leads it otherwise
+            fused = [*fused[:1], *ahead(fused[1:], [agreed])] if fusion.teaching and fused[0][0] != agreed else \
+                ahead(fused, [agreed])
         if fusion.teaching and fusion.intent is not None and self.aptness is not None and \
                 self.aptness.model is not None and \
                 fusion.intent.probabilities.get(SITUATION, 0.0) >= self.params.life_in_question:

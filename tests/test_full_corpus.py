@@ -289,7 +289,9 @@ def test_a_life_told_in_a_churchs_phrase_is_no_quotation(full):
     ("entrega o teu caminho ao senhor, confia nele q ele age. em q salmo ta isso?", "PSA.37.5"),
     ("na história de sansão, como foi quando ele achou mel dentro do leão morto?", "JDG.14.5"),
     ("na história de davi e golias, o que davi disse pro gigante antes de atirar a pedra?", "1SA.17.46"),
-    ("na história de sansão, em que versículo ele acha o mel dentro do leão morto?", "JDG.14.8")])  # the verse asked
+    ("na história de sansão, em que versículo ele acha o mel dentro do leão morto?", "JDG.14.8"),  # the verse asked
+    # asked for by "verso", among the first verses of the passage (was three verses before it)
+    ("na arca de noé, em que verso a pomba volta com a folha de oliveira?", "GEN.8.11")])
 def test_a_question_about_one_moment_of_a_long_passage_reads_it_from_there(full, question, first):
     result = full.search(question)
     assert result.mode == "passagem" and result.hits[0].id == first, [h.id for h in result.hits[:3]]
@@ -362,3 +364,23 @@ def test_searches_side_by_side_find_what_each_finds_alone(full):
         with ThreadPoolExecutor(2) as pool:
             together = list(pool.map(lambda order: [(q, ranked(q)) for q in order], shuffled))
         assert all(found == alone[q] for run in together for q, found in run)
+
+
+def test_the_verse_both_the_words_and_the_meaning_put_first_leads_a_question_about_it(full):
+    result = full.search("natanael perguntando se de nazaré pode sair alguma coisa boa")  # was second
+    assert result.hits[0].id == "JHN.1.46", [h.id for h in result.hits[:3]]
+
+
+def test_the_agreed_verse_is_none_for_small_talk_or_a_verse_holding_few_of_the_words(full):
+    from types import SimpleNamespace
+
+    from retrieval.understand.query import plan_query
+
+    jonah = next(i for i, v in enumerate(full.bible.verses) if v.id == "JON.1.9")
+    plan = plan_query("o profeta que disse aos marinheiros que era hebreu e temia o deus do céu", full.thesaurus)
+    ranks = {"lexical": {jonah: 1, jonah + 1: 2}, "dense": {jonah: 1}}
+    assert full._agreed(plan, SimpleNamespace(intent=None, ranks=ranks)) == jonah
+    assert full._agreed(plan, SimpleNamespace(intent=SimpleNamespace(name="smalltalk"), ranks=ranks)) is None
+    assert full._agreed(plan, SimpleNamespace(intent=None, ranks={**ranks, "dense": {jonah + 1: 1}})) is None
+    few = plan_query("hebreu", full.thesaurus)  # one word of the verse: no line asked about
+    assert full._agreed(few, SimpleNamespace(intent=None, ranks=ranks)) is None

@@ -58,6 +58,7 @@ class DescribedSettings:
     frame: frozenset[str] = frozenset()  # words that only frame a question about someone ("quem", "foi")
     verse_frame: frozenset[str] = frozenset()  # words that only frame asking for a verse ("capítulo", "onde")
     verse_asked: frozenset[str] = frozenset()  # words that ask for the verse itself ("versículo", "parte")
+    line_asked: frozenset[str] = frozenset()  # words that ask for a line said ("disse", "falou"): read from it
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -73,7 +74,8 @@ def described_settings(path: Path = DESCRIBED_FILE) -> DescribedSettings:
                                  float(data["a_frente"]),
                                  frozenset(data["sexo"]["feminino"]), frozenset(data["sexo"]["masculino"]),
                                  int(data["palavras_do_feito"]), frozenset(data["moldura"]),
-                                 frozenset(data["moldura_do_versiculo"]), frozenset(data["pedem_o_versiculo"]))
+                                 frozenset(data["moldura_do_versiculo"]), frozenset(data["pedem_o_versiculo"]),
+                                 frozenset(data["pedem_a_fala"]))
     except (OSError, KeyError, ValueError, TypeError) as error:
         raise ValueError(f"{path}: {error}") from error
 

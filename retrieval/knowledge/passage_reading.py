@@ -9,7 +9,7 @@ from corpus.references import Reference, verses_of
 from corpus.text import normalize
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import DescribedSettings
-from retrieval.knowledge.passages import NamedPassages
+from retrieval.knowledge.passages import NamedPassages, words_of
 from retrieval.knowledge.people import PeopleIndex
 from retrieval.results import REFERENCE, SearchResult
 from retrieval.understand.message import quoted_line
@@ -22,6 +22,7 @@ PART_LEAD = 3  # … reads it from this many verses before that one ("Sansão ac
 # one itself when the question asks for the verse ("em que versículo Sansão acha o mel?")
 PART_LONGEST = 120  # verses: in a longer passage (José's 449) two words meet by chance far from what is asked
 QUOTED_HELD = 3  # words of a line quoted in marks that the verse saying it holds, at least
+WHAT_SAID_WITHIN = 4  # words before a verb of saying where "o que" asks what was said, not gives the line
 REMEMBERED_HELD = 2  # words of the message that a verse typed from memory holds, at least, to open its passage
 
 
@@ -50,7 +51,7 @@ class PassageReading:
     def _asking_frame(self) -> frozenset[str]:
         """The words that only frame a question: about someone, for a verse."""
         d = self.describing
-        return d.frame | d.verse_frame | d.verse_asked
+        return d.frame | d.verse_frame | d.verse_asked | d.line_asked
 
     def read(self, retriever, plan, named, understood) -> SearchResult:
         result = passage_result(retriever, plan.original, named, plan.scope, understood)
@@ -126,11 +127,24 @@ class PassageReading:
         start) otherwise ("daniel na cova dos leões, me manda essa passagem")."""
         if self.describing is None or not PART_SHOWN < len(positions) <= PART_LONGEST:
             return 0
-        verse_asked = bool(self.describing.verse_asked.intersection(g[0] for g in plan.alternatives if g))
-        # asking for the verse, the passage's own words tell which too ("em que versículo jogam Daniel na cova?")
-        names = frozenset() if verse_asked else self.passages.words_of_names(named)
-        moment = self._most_said(retriever, plan, positions, names, beyond_first=PART_SHOWN)
-        return 0 if moment is None else moment - (0 if verse_asked else PART_LEAD)
+        said = {g[0] for g in plan.alternatives if g}
+        # asking for the verse or for who said a line: read from it, wherever it lies, and the passage's own words
+        # tell which too ("em que versículo jogam Daniel na cova?", "quem disse 'tu és este homem'?")
+        exact = bool(self.describing.verse_asked & said) or self._line_given(plan)
+        names = frozenset() if exact else self.passages.words_of_names(named)
+        moment = self._most_said(retriever, plan, positions, names, beyond_first=0 if exact else PART_SHOWN)
+        return 0 if moment is None else moment - (0 if exact else PART_LEAD)
+
+    def _line_given(self, plan) -> bool:
+        """Whether the question gives a line someone said ("quem disse 'tu és este homem'?", "elias falando pro povo
+        até quando…"), not asks what was said ("o que Davi disse pro gigante antes de atirar a pedra?")."""
+        words = words_of(plan.original).split()
+        for i, word in enumerate(words):
+            if word in self.describing.line_asked:
+                before = words[max(0, i - WHAT_SAID_WITHIN):i]
+                return "oq" not in before and not any(
+                    a == "o" and b in ("que", "q") for a, b in zip(before, before[1:]))
+        return False
 
     def _most_said(self, retriever, plan, positions: list[int], names: frozenset[str],
                    beyond_first: int = 0) -> int | None:
