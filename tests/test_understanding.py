@@ -174,6 +174,16 @@ def test_the_verbatim_index_finds_a_verse_quoted_from_anywhere_but_not_a_formula
     assert index.quoted("tua casa sera minha casa", mask=mask) == []  # outside the scope asked
 
 
+def test_a_verse_shorter_than_a_run_is_quoted_when_a_sentence_says_it_whole(tmp_path):
+    texts = ["Vigiai sempre.", "Então o servo vigiai sempre os portões da cidade de noite.", "Cantai alegres."]
+    index = VerbatimIndex.build(texts)
+    assert index.quoted("vigiai sempre... de onde é esse? so sei q é curtinho") == [0]
+    assert index.quoted("o servo vigiai sempre os portoes da cidade") == [1]  # inside a longer one: its run
+    assert index.quoted("e ele disse vigiai sempre os portões") == []  # not a sentence of its own, no run held
+    read = VerbatimIndex.cached(texts, "b" * 64, tmp_path) and VerbatimIndex.cached(["not read"], "b" * 64, tmp_path)
+    assert read.quoted("cantai alegres! qual salmo?") == [2]  # kept beside the index with the runs
+
+
 def test_a_shared_run_is_counted_in_words_in_a_row_with_or_without_articles():
     verse = "Naquela aldeia morava um homem de Deus, que é sábio e manso"  # made up
     said = "disse que eu não devia falar mal de um homem de Deus, que era pra orar"

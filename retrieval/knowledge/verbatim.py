@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,12 +13,13 @@ from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.passages import ARTICLES, words_of
 
 log = logging.getLogger(__name__)
-VERSION = 2  # part of the cache key: bump when runs are made differently
+VERSION = 3  # part of the cache key: bump when runs are made differently
 RUN = 5  # this many words of a verse in a row (articles aside) make a message a quotation of it
 RARE = 4  # a run more verses hold than this is a formula of narration, not one verse
 MIN_CONTENT = 2  # words of a run that are not stopwords
 _BASE = np.int64(1_000_003)
 RECENT = 256  # messages whose quotations are remembered
+_SENTENCE_END = re.compile(r"[.!?;:\n…]+")
 
 
 def bare_words(text: str) -> list[str]:
@@ -68,7 +70,9 @@ def _run_hashes(ids: np.ndarray, content: np.ndarray, group: np.ndarray) -> tupl
 class VerbatimIndex:
     """Hashes of every verse's runs, sorted, beside the verse each came from (a few MB for a whole Bible)."""
 
-    def __init__(self, vocabulary: list[str], hashes: np.ndarray, positions: np.ndarray):
+    def __init__(self, vocabulary: list[str], hashes: np.ndarray, positions: np.ndarray,
+                 short: dict[str, tuple[int, ...]] | None = None):
+        self._short = short or {}  # whole verses shorter than a run ("orai sem cessar"), by their bare words
         self._ids = {word: i for i, word in enumerate(vocabulary)}
         self._content = np.asarray([w not in STOPWORDS for w in vocabulary], bool)
         self._hashes, self._positions = hashes, positions
@@ -88,7 +92,12 @@ class VerbatimIndex:
         content = np.asarray([w not in STOPWORDS for w in vocabulary], bool)
         hashes, starts = _run_hashes(ids, content[ids] if len(ids) else np.empty(0, bool), groups)
         pairs = np.unique(np.stack([hashes, groups[starts] // 2], axis=1), axis=0)  # a run twice in a verse: once
-        return cls(vocabulary, pairs[:, 0].copy(), pairs[:, 1].astype(np.int32))
+        short: dict[str, tuple[int, ...]] = {}
+        for position, text in enumerate(texts):
+            bare = bare_words(text)
+            if len(bare) < RUN and sum(w not in STOPWORDS for w in bare) >= MIN_CONTENT:
+                short[" ".join(bare)] = (*short.get(" ".join(bare), ()), position)
+        return cls(vocabulary, pairs[:, 0].copy(), pairs[:, 1].astype(np.int32), short)
 
     @classmethod
     def cached(cls, texts: list[str], corpus_sha: str, directory: Path) -> VerbatimIndex:
@@ -97,7 +106,10 @@ class VerbatimIndex:
         if corpus_sha and path.exists():
             try:
                 with np.load(path, allow_pickle=False) as data:
-                    return cls(data["vocabulary"].tolist(), data["hashes"], data["positions"])
+                    short: dict[str, tuple[int, ...]] = {}
+                    for key, position in zip(data["short_keys"].tolist(), data["short_positions"].tolist()):
+                        short[key] = (*short.get(key, ()), position)
+                    return cls(data["vocabulary"].tolist(), data["hashes"], data["positions"], short)
             except (OSError, ValueError, KeyError) as error:
                 log.warning("índice de citações literais ilegível (%s): refeito", error)
         index = cls.build(texts)
@@ -105,8 +117,10 @@ class VerbatimIndex:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+                keys = [(key, position) for key, positions in index._short.items() for position in positions]
                 np.savez(tmp, vocabulary=np.asarray(index._vocabulary), hashes=index._hashes,
-                         positions=index._positions)
+                         positions=index._positions, short_keys=np.asarray([k for k, _ in keys], dtype=str),
+                         short_positions=np.asarray([p for _, p in keys], np.int64))
                 tmp.replace(path)
                 for stale in Path(directory).glob("verbatim-v*.npz"):  # another version's or corpus's
                     if stale != path:
@@ -116,7 +130,8 @@ class VerbatimIndex:
         return index
 
     def quoted(self, text: str, mask: np.ndarray | None = None) -> list[int]:
-        """Verses holding a rare run of the message's words, those holding most runs first."""
+        """Verses a sentence of the message says whole ("orai sem cessar… de onde é?"), then verses holding a rare
+        run of the message's words, those holding most runs first."""
         return [p for p in self._quoted(text) if mask is None or mask[p]]
 
     def _quoted(self, text: str) -> tuple[int, ...]:
@@ -136,7 +151,8 @@ class VerbatimIndex:
             if 0 < end - start <= RARE:
                 for position in self._positions[start:end].tolist():
                     counts[position] = counts.get(position, 0) + 1
+        whole = [p for part in _SENTENCE_END.split(text) for p in self._short.get(" ".join(bare_words(part)), ())]
         if len(self._recent) >= RECENT:
             self._recent.clear()
-        self._recent[text] = found = tuple(sorted(counts, key=lambda p: (-counts[p], p)))
+        self._recent[text] = found = tuple(dict.fromkeys([*whole, *sorted(counts, key=lambda p: (-counts[p], p))]))
         return found
