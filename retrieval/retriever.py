@@ -44,7 +44,7 @@ from retrieval.understand.intent import (
     life_surely_told,
     life_told_too,
 )
-from retrieval.understand.message import asks_for_teaching
+from retrieval.understand.message import asks_for_teaching, asks_where_a_verse_is, sentences
 from retrieval.understand.pastoral import PastoralReader
 from retrieval.understand.query import QueryPlan, plan_query
 from retrieval.understand.scope import Scope
@@ -83,6 +83,11 @@ class RetrievalParams:
     life_in_question: float = 0.3  # a question this likely to tell a life gets the harm veto for its teller
     context: int = 1  # neighbours each side carried as context
     merge_adjacent: bool = True
+
+
+def life_surely(intent: Intent | None) -> bool:
+    """The intent model is sure a life is told."""
+    return intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
 
 
 class Retriever(SearchChannels, HitSelection, ConversationReading):
@@ -219,6 +224,7 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
         if fusion.care:  # a life told: ordered by what judges found apt for the person (aptness/ranker.py)
             if self.aptness is not None and self.aptness.model is not None:
                 fused, unfit, apt = self.aptness.rerank(plan.text, fusion, self)
+            fused = ahead(fused, list(fusion.remembered))  # the verse the teller asked where it is
         elif self.relevance is not None and orders(fusion):  # a question: by what answered questions like it
             fused = ahead(self.relevance.rerank(plan, fusion), list(fusion.remembered))  # a verse remembered: first
         if not fusion.care and (agreed := self._agreed(plan, fusion)) is not None:
@@ -276,7 +282,8 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
             # "ela disse que eu não devia falar mal de um homem de Deus, que…": the teller's phrase, not a verse
             said = [p for p in said if shares_run(plan.text, self.bible.verses[p].text, RUN + 1)]
         remembered = self._remembered(plan, intent, vector, mask) if len(said) != 1 else []  # or said from memory
-        verbatim = said or remembered
+        # a verse asked for inside a life surely told leads the care, which stays care: no quotation mode
+        verbatim = said or ([] if life_surely(intent) else remembered)
         if said and remembered and remembered[0] not in said:  # words several verses hold: the saying remembered
             verbatim = [remembered[0], *said]  # tells which ("este é o dia que o senhor fez…": Psalm 118:24)
         told = self._told(plan, intent, story, bool(verbatim))
@@ -349,10 +356,16 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
     def _remembered(self, plan: QueryPlan, intent: Intent | None, vector, mask) -> list[int]:
         """A well-known verse typed from memory in one's own words, as if quoted word for word, however the
         intent model reads it ("se Deus tá do nosso lado, quem vai ser contra?" reads as a teaching asked); never
-        inside a life surely told (its care comes first)."""
-        if self.remembered is None or plan.scope is not None or intent is not None and \
-                intent.name == SITUATION and intent.confidence >= INTENT_SURE:
+        inside a life surely told (its care comes first), unless the teller asks where the verse is ("o senhor é o meu
+        pastor e nada me faltará, é salmo q número? minha vó repetia todo dia")."""
+        if self.remembered is None or plan.scope is not None:
             return []
+        if life_surely(intent):
+            if not asks_where_a_verse_is(plan.text):
+                return []
+            # the verse is said in one sentence, the life in another: each read alone
+            return next((found for sentence in sentences(plan.text, shortest=2) if (found := self.remembered.verses(
+                sentence, self.embed_query(sentence), mask, near=True))), [])
         return self.remembered.verses(plan.text, vector, mask, near=intent is not None)
 
     def _evidence(self, signals: EvidenceSignals, intent: Intent | None, plan: QueryPlan | None = None,

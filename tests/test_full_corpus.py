@@ -384,3 +384,10 @@ def test_the_agreed_verse_is_none_for_small_talk_or_a_verse_holding_few_of_the_w
     assert full._agreed(plan, SimpleNamespace(intent=None, ranks={**ranks, "dense": {jonah + 1: 1}})) is None
     few = plan_query("hebreu", full.thesaurus)  # one word of the verse: no line asked about
     assert full._agreed(few, SimpleNamespace(intent=None, ranks=ranks)) is None
+
+
+def test_a_verse_the_teller_asks_where_it_is_leads_the_care_of_a_life_told(full):
+    asked = full.search("minha mae morreu ontem. ela sempre dizia tudo posso naquele que me fortalece. de onde é isso?")
+    assert asked.mode == "cuidado" and asked.hits[0].id == "PHP.4.13", [h.id for h in asked.hits[:3]]
+    told = full.search("minha mae morreu ontem. ela sempre dizia tudo posso naquele que me fortalece. to sem chao")
+    assert told.mode == "cuidado" and told.hits[0].id != "PHP.4.13"  # nothing asked of the verse: care first

@@ -184,6 +184,15 @@ def test_a_verse_shorter_than_a_run_is_quoted_when_a_sentence_says_it_whole(tmp_
     assert read.quoted("cantai alegres! qual salmo?") == [2]  # kept beside the index with the runs
 
 
+def test_asking_where_a_verse_is_is_told_from_a_lament():
+    from retrieval.understand.message import asks_where_a_verse_is
+
+    assert asks_where_a_verse_is("o senhor é o meu pastor, é salmo q número? minha vó repetia")
+    assert asks_where_a_verse_is("ela dizia isso sempre. De onde é isso?")
+    assert not asks_where_a_verse_is("onde está Deus quando eu sofro?")
+    assert not asks_where_a_verse_is("perdi minha mãe e não sei onde fica o cemitério novo")
+
+
 def test_a_shared_run_is_counted_in_words_in_a_row_with_or_without_articles():
     verse = "Naquela aldeia morava um homem de Deus, que é sábio e manso"  # made up
     said = "disse que eu não devia falar mal de um homem de Deus, que era pra orar"

@@ -3,7 +3,9 @@ in the first person; and whether a word in it is negated."""
 
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 
 from corpus.text import fold, normalize
 from retrieval.index.lexical import STOPWORDS
@@ -32,6 +34,23 @@ _TASK = re.compile(
 
 
 _SCRIPTURE_OR_PRAYER = re.compile(r"\b(?:versicul|passage|biblia|salmo|escritura|palavra de deus|oracao|orar|ore\b)")
+
+
+REFERENCE_ASKED_FILE = Path(__file__).resolve().parent.parent / "data" / "reference_asked.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_asked() -> re.Pattern:
+    lines = [line.strip() for line in REFERENCE_ASKED_FILE.read_text(encoding="utf-8").splitlines()]
+    phrases = [re.escape(line) for line in lines if line and not line.startswith("#")]
+    if not phrases:
+        raise ValueError(f"{REFERENCE_ASKED_FILE}: nenhuma pergunta")
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
+
+
+def asks_where_a_verse_is(text: str) -> bool:
+    """The message asks where a verse is ("é salmo q número?", "de onde é isso?"; data/reference_asked.txt)."""
+    return bool(_reference_asked().search(fold(normalize(text))))
 
 
 def names_scripture_or_prayer(text: str) -> bool:
