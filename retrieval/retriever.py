@@ -85,8 +85,9 @@ class RetrievalParams:
     merge_adjacent: bool = True
 
 
-def life_surely(intent: Intent | None) -> bool:
-    """The intent model is sure a life is told."""
+def sure_life(intent: Intent | None) -> bool:
+    """The intent model reads a life told, ``INTENT_SURE`` at least: cared for without a map entry, and no verse
+    remembered in it unless the teller asks where one is (`life_surely_told` is surer: before any teaching)."""
     return intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE
 
 
@@ -283,7 +284,7 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
             said = [p for p in said if shares_run(plan.text, self.bible.verses[p].text, RUN + 1)]
         remembered = self._remembered(plan, intent, vector, mask) if len(said) != 1 else []  # or said from memory
         # a verse asked for inside a life surely told leads the care, which stays care: no quotation mode
-        verbatim = said or ([] if life_surely(intent) else remembered)
+        verbatim = said or ([] if sure_life(intent) else remembered)
         if said and remembered and remembered[0] not in said:  # words several verses hold: the saying remembered
             verbatim = [remembered[0], *said]  # tells which ("este é o dia que o senhor fez…": Psalm 118:24)
         told = self._told(plan, intent, story, bool(verbatim))
@@ -323,7 +324,7 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
             channels["need"] = [q for q in need.positions if mask is None or mask[q]]
             weights["need"] = p.need_weight
         care = told is None and not quote and not teaching and (bool(recognised) or (  # a life told, surely,
-            intent is not None and intent.name == SITUATION and intent.confidence >= INTENT_SURE  # no map entry
+            sure_life(intent)  # no map entry
             and plan.scope is None))
         # a life told is cared for by its needs, not by the most-voted verses of a topic its words are near
         if not quote and not care and not (intent is not None and intent.name == SITUATION):
@@ -360,7 +361,7 @@ class Retriever(SearchChannels, HitSelection, ConversationReading):
         pastor e nada me faltará, é salmo q número? minha vó repetia todo dia")."""
         if self.remembered is None or plan.scope is not None:
             return []
-        if life_surely(intent):
+        if sure_life(intent):
             if not asks_where_a_verse_is(plan.text):
                 return []
             # the verse is said in one sentence, the life in another: each read alone

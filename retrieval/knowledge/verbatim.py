@@ -19,7 +19,7 @@ RARE = 4  # a run more verses hold than this is a formula of narration, not one 
 MIN_CONTENT = 2  # words of a run that are not stopwords
 _BASE = np.int64(1_000_003)
 RECENT = 256  # messages whose quotations are remembered
-_SENTENCE_END = re.compile(r"[.!?;:\n…]+")
+_SENTENCE_END = re.compile(r"[.!?;:\n…]+")  # the message's sentences, and a line said after a colon ("ele disse:")
 
 
 def bare_words(text: str) -> list[str]:
