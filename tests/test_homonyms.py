@@ -113,6 +113,25 @@ def test_a_rare_name_or_a_plain_word_said_as_the_question_is_still_the_person(pe
     assert people.find(_said(question)).id == person
 
 
+@pytest.mark.parametrize("question", [
+    "tenho 9 anos e sou a menor da sala e todo mundo me zoa. tem um homem na biblia q era baixinho, quem é ele?",
+    "a gente marcou a data do casamento e quero um versiculo, quem na biblia casou feliz?",
+    "qual o tema da pregação de domingo? quem pregou foi o pastor",
+])
+def test_a_word_brazilians_say_every_day_names_no_rarely_listed_person_in_a_longer_message(people, question):
+    assert {"sala", "data", "tema"} <= people.ordinary
+    assert people.find(_said(question)) is None
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("quem foi bate seba", "bathsheba_416"),  # said beside the other half of the name the Bible writes with it
+    ("me conta quem foi bate-seba, a mulher de urias, e o que davi fez", "bathsheba_416"),
+    ("quem foi Salá?", "salah_2455"),  # said alone as the question, the everyday word is still the name
+])
+def test_an_everyday_word_is_the_name_said_beside_its_other_half_or_alone(people, question, person):
+    assert people.find(_said(question), question).id == person
+
+
 def test_a_plain_word_written_as_a_name_in_a_longer_question_is_the_person(people):
     question = "Por que Tomé ficou conhecido como o discípulo que duvidou?"
     assert people.find(_said(question), question).id.startswith("thomas_")  # capitalised inside the sentence

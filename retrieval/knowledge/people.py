@@ -29,6 +29,7 @@ PLAIN_VERSES = 3  # a lower-case word the Bible writes in this many verses is a 
 ORDINARY_VERSES = 10  # a name written in lower case in this many verses, more than it names its person, is a word
 PLAIN_NAME_WORDS = 2  # a plain word is a name only in a question saying little else ("quem foi Ela?")
 RARE_PERSON = 2  # verses naming someone so rarely asked about that a plain word with their name is a word
+SPOKEN_NAME_VERSES = 12  # … and a word Brazilians say often ("sala", "data", "tema") with a name this rarely listed
 _LOWER = re.compile(r"(?<![\w.!?] )(?<!^)\b[a-z]{2,}\b")
 DIVINE = ("god_", "jesus_905", "holy_spirit_")  # asked of as doctrine ("quem é o Espírito Santo?"), not as people
 SHORT_NAME_VERSES = 10  # verses listing someone whose name has two letters ("Jó") for the name to be theirs
@@ -193,11 +194,15 @@ class PeopleIndex:
         # the question names nobody else ("Boa noite… quem foi Moisés?")
         # ... and so is the name of someone the Bible names once or twice that it writes more often as a word
         # ("judia", "velha": "a moça judia que virou rainha" asks for Ester, not for Jeudias)
+        # ... and so is a word Brazilians say every day that names someone the Bible lists rarely ("sou a menor da
+        # sala": a room, not Salá; "marca uma data": not Datã)
+        spoken = spoken_words()
         index.ordinary = frozenset(n for n, found in index.by_name.items()
                                    if written[n] > len(found[0].positions) and (
-                                       written[n] >= ORDINARY_VERSES or len(found[0].positions) <= RARE_PERSON))
+                                       written[n] >= ORDINARY_VERSES or len(found[0].positions) <= RARE_PERSON)
+                                   or n in spoken and len(found[0].positions) <= SPOKEN_NAME_VERSES)
         index.plain = frozenset(w for w, n in written.items() if n >= PLAIN_VERSES and w not in index.by_name) | \
-            frozenset(w for w in spoken_words() if w not in index.by_name)
+            frozenset(w for w in spoken if w not in index.by_name)
         index.titled = frozenset(w for w, n in df.items() if n >= PLAIN_VERSES and w not in index.by_name)
         return index
 
@@ -279,7 +284,8 @@ class PeopleIndex:
         name typed one letter off ("jezebel"), then a plain word that is also a name ("ela", "boa"), then a
         plain word one letter off a name ("escola")."""
         said = [w for w in folded_words if w in self.by_name]
-        named = next((w for w in said if w not in self.ordinary), None)
+        beside = {w: {*folded_words[max(0, i - 1):i], *folded_words[i + 1:i + 2]} for i, w in enumerate(folded_words)}
+        named = next((w for w in said if w not in self.ordinary or beside[w] & set(self.by_name[w][0].also)), None)
         if named is not None:
             return self.by_name[named]
         spelled = [self.meant(w) for w in folded_words if w not in self.by_name]
