@@ -69,6 +69,36 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
 
 
+def test_of_two_passages_named_the_one_whose_names_hold_more_of_the_message_wins(tmp_path, mini_index):
+    passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", """
+[[passagem]]
+nome = "Parábola dos dois filhos"
+variantes = ["filho que disse nao e foi"]
+trecho = "Salmos 23:1-3"
+
+[[passagem]]
+nome = "A jumenta que falou"
+variantes = ["jumenta de balaao"]
+trecho = "Salmos 56:1-2"
+
+[[passagem]]
+nome = "Adão e Eva no jardim"
+variantes = ["adao e eva"]
+trecho = "Romanos 8:1-2"
+
+[[passagem]]
+nome = "A queda"
+variantes = ["eva e a serpente", "fruto proibido"]
+trecho = "Mateus 5:2-3"
+"""))
+    # the two sons' name in other forms of its words ("filho… disse") and a name said as it is tie: the latter
+    assert passages.find("meu filho riu e disse que é mentira. onde está a jumenta que falou?").name == \
+        "A jumenta que falou"
+    # a longer name said in other forms loses to a passage whose names hold more of what is said
+    assert passages.find("como foi a queda de adao e eva, a serpente e o fruto").name == "A queda"
+    assert passages.find("adao e eva no jardim").name == "Adão e Eva no jardim"
+
+
 def test_a_title_of_one_word_after_its_article_is_found_said_alone_and_nowhere_else(tmp_path, mini_index):
     passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", PASSAGES + """
 [[passagem]]

@@ -166,17 +166,22 @@ class NamedPassages:
         if self._regex is None:
             return None
         words = [self._corrected(w) for w in _spelled(words_of(text).split())]
-        found = list(dict.fromkeys([m.group(0) for m in self._regex.finditer(" ".join(words))]
-                                   + self._stem_found(words)))
+        literal = [m.group(0) for m in self._regex.finditer(" ".join(words))]
+        found = list(dict.fromkeys(literal + self._stem_found(words)))
         if not found:
             content = [w for w in words if w not in STOPWORDS and w not in FRAME]
             alone = self.alone.get(content[0]) if len(content) == 1 else None  # "pentecostes?", "fala do shema"
             return (alone, 1.0, True) if alone is not None else None
-        longest = max(found, key=len)
+        content = [w for w in words if w not in STOPWORDS and w not in FRAME]
+        said = set(self._stems(content))
+        # the passage whose names hold most of the message's words ("a queda de adão e eva, a serpente e o
+        # fruto": the fall, not Eden), then the name holding most; on a tie, one said as it is ("a história da
+        # jumenta que falou" over "meu filho… disse", the two sons' parable in other forms), then the longest
+        longest = max(found, key=lambda name: (len(said & self._stems_of_names(self.phrases[name])),
+                                               len(self._stems(name.split())), name in literal, len(name)))
         passage = self.phrases[longest]
         # "o que é a grande comissão?", "aquele capítulo dos heróis da fé" are all the name; so is a message
         # naming one passage twice ("a ressurreição de Jesus, o túmulo vazio")
-        content = [w for w in words if w not in STOPWORDS and w not in FRAME]
         # the message's words its names cover (said as they are or in another form of the word)
         covered = set(self._stems(" ".join(name for name in found if self.phrases[name] is passage).split()))
         named = [w for w in content if self._stems([w]) and self._stems([w])[0] in covered]
@@ -196,6 +201,9 @@ class NamedPassages:
     def words_of_names(self, passage: NamedPassage) -> frozenset[str]:
         """Every word of a passage's name and variants ("José de Arimateia" names its burial of Jesus)."""
         return self._name_words.get(passage.name, frozenset())
+
+    def _stems_of_names(self, passage: NamedPassage) -> frozenset[str]:
+        return frozenset(self._stems(sorted(self.words_of_names(passage))))
 
     def _stems(self, words: list[str]) -> tuple[str, ...]:
         return tuple(f"{w}=" if w in self.proper or len(w) < STEMMED_LENGTH else self._stem(w)[:STEM_PREFIX]
