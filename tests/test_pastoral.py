@@ -27,6 +27,30 @@ def test_shipped_map_loads_with_every_reference_in_the_default_bible(blivre):
         assert situation.phrases and all(n in pastoral_map.needs for n in situation.needs)
 
 
+def _said_by_shipped_words(text: str) -> list[str]:
+    folded = fold(normalize(text))
+    return [s.id for s in PastoralMap.load().situations if s.words and says(pattern_regex(s.words), folded)]
+
+
+@pytest.mark.parametrize("text", [
+    "dou aula pras crianças na igreja e quero contar a história de Jonas",
+    "o pastor pregou domingo sobre Gideão, me conta a história dele",
+    "sou líder de jovens e sirvo na igreja, queria um estudo sobre oração",
+    "o Senhor é o meu pastor, nada me faltará, de onde é?",
+])
+def test_a_place_or_a_role_alone_says_no_situation_of_the_shipped_map(text):
+    assert _said_by_shipped_words(text) == []
+
+
+@pytest.mark.parametrize(("text", "situation"), [
+    ("fui ferida na igreja e não consigo voltar", "ferida-igreja"),
+    ("to magoada com o pastor, ele me expôs no púlpito", "ferida-igreja"),
+    ("sou pastor e estou esgotado no ministério", "pastor-esgotado"),
+])
+def test_the_hurt_or_the_weariness_itself_says_the_church_situations(text, situation):
+    assert situation in _said_by_shipped_words(text)
+
+
 def test_every_topic_named_in_the_data_exists_in_the_openbible_votes(shared_dir, blivre):
     from retrieval.understand.thesaurus import Thesaurus
     from retrieval.understand.tone import load_tones
