@@ -204,3 +204,22 @@ def test_someone_described_first_then_asked_for_is_asked_for():
                                       SETTINGS.kinds) == ["jefte", "e", "aquele"]  # named first: told apart later
     assert asks_for_someone_described("meu pai q morreu, quem era ele pra voce", SETTINGS.kinds) is None  # no close
     assert asks_for_someone_described("tinha uma mulher na minha rua que vendia bolo", SETTINGS.kinds) is None
+
+
+def test_one_description_far_nearer_than_any_other_persons_names_them_alone(use_embedder, tmp_path):
+    from retrieval.index.lexical import STOPWORDS
+    from retrieval.knowledge.described_people import DescribedPeople
+
+    described = [("cain_1", "quem foi o primeiro assassino da biblia"),
+                 ("abel_1", "o pastor de ovelhas cuja oferta deus aceitou"),
+                 ("seth_1", "o filho que adao e eva tiveram depois da tragedia"),
+                 ("seth_1", "o terceiro filho de adao, pai de enos")]
+    people = DescribedPeople.build(described, {"cain_1", "abel_1", "seth_1"}, STOPWORDS | SETTINGS.frame,
+                                   use_embedder.embed, "slug-one-fact", tmp_path)
+
+    def person(message):
+        return people.person(message, use_embedder.embed([message])[0])
+
+    # the two other nearest are someone else's, yet the one fact is told far more nearly than anything else
+    assert person("qm foi o primeiro assassino da história?") == "cain_1"
+    assert person("qual o horário do culto de domingo?") is None  # near none of them

@@ -29,6 +29,7 @@ VERSION = 1  # part of the asking gate's cache key: bump when the way it is read
 WORDS_SHARE = 0.5  # of a description's nearness: its content words (tf-idf), the rest its meaning
 SURE = 0.55  # the nearest description this near, with AGREEING of the three nearest on its person, names them
 AGREEING = 2
+AHEAD = 0.1  # … or this much nearer than any description of another person (one fact only it tells)
 NEIGHBOURS = 10  # descriptions whose persons are weighed when the verses found must confirm one
 CONFIRMED = 0.35  # … the nearest description of the person the verses speak of, at least this near
 ASKED_FLOOR = 0.50  # a message the gate reads as asking for someone described names the person of its nearest
@@ -82,7 +83,8 @@ class DescribedPeople:
 
     def person(self, text: str, vector: np.ndarray, spoken_of: frozenset[str] = frozenset(),
                named: frozenset[str] = frozenset()) -> str | None:
-        """The id of the person described: the nearest descriptions' when near and agreeing; else the nearest
+        """The id of the person described: the nearest descriptions' when near and agreeing (or far ahead of any
+        other person's); else the nearest
         among the people ``spoken_of`` by the verses found, when near enough; else None. Never someone the
         message names (``named``: "com quem a Rute casou?" is not Rute)."""
         near = self.nearness(text, vector)
@@ -90,7 +92,9 @@ class DescribedPeople:
             near = np.where([i in named for i in self.ids], -np.inf, near)
         top = np.argsort(-near, kind="stable")[:NEIGHBOURS]
         best = self.ids[top[0]]
-        if near[top[0]] >= SURE and sum(self.ids[i] == best for i in top[:3]) >= AGREEING:
+        other = next((near[i] for i in top if self.ids[i] != best), -np.inf)
+        if near[top[0]] >= SURE and (sum(self.ids[i] == best for i in top[:3]) >= AGREEING or
+                                     near[top[0]] - other >= AHEAD):
             return best
         weight: dict[str, float] = defaultdict(float)
         for i in top:
