@@ -51,6 +51,7 @@ _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|g
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _ASKS_WHO = re.compile(r"\b(?:quem|qual|nome)\b|" + NAME_ASKED)  # someone's identity asked for
 _NOT_RELATIVE = frozenset({"por", "o", "pra", "para"})  # "por que", "o que", "pra que" ask; "o servo que…" describes
+_NAME = re.compile(NAME_ASKED)
 _WHO_SAID = re.compile(r"\bquem (?:disse|falou|escreveu|diz|fala)\b")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
@@ -64,7 +65,7 @@ _ABOUT_SOMEONE = re.compile(
     r"|\b(?:falar|saber|sabe|conhecer) (?:\w+ ){0,3}(?:de|do|da|sobre)\b"
     r"|\b(?:historia|vida|biografia|resumo) d(?:[aeo]|el[ae])\b"
     # what someone did or was: "o que Gideão fez", "a profissão de Pedro", "Amós era o quê", "ficou conhecido"
-    r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))"
+    r"|\bo ?q(?:ue)? (?:\w+ ){1,3}fez\b(?! (?:em|no|na|nos|nas)\b(?! (?:biblia|escritura)))|\bfez o ?q(?:ue)?\b"
     r"|\bprofis+(?:ao|sao)\b|\btrabalhava\b|\boficio\b"
     r"|\bera (?:o ?q(?:ue)?|quem)\b|\bficou conhecid[oa]\b"
     # a spouse or relatives asked of someone: "Isaque casou com quem?", "Moisés tinha irmãos?"
@@ -186,8 +187,10 @@ class Knowledge:
         """How someone is asked for by a description, the names said being others: "asked" ("quem matou
         Golias?"; "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative),
         "told" (a kind of person and their deed, no question word: "o soldado q escondeu…"), else None."""
-        if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION, TEACHING):
-            return None  # a knowledge question, or one read as a verse or off the subject ("qual rei pediu…")
+        if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION) or \
+                intent.name == TEACHING and not _NAME.search(said):
+            return None  # a knowledge question, one read as a verse or off the subject ("qual rei pediu…"), or a
+            # name asked however the rest reads ("como se chamava o homem obrigado a levar a cruz?")
         how, asked = "asked", asks_for_someone_described(plan.text, self._describing.kinds)
         of = _KIND_OF_SOMEONE.search(said)
         if asked is None and of is not None and of.group("kind") in self._describing.kinds and \
