@@ -391,3 +391,16 @@ def test_a_verse_the_teller_asks_where_it_is_leads_the_care_of_a_life_told(full)
     assert asked.mode == "cuidado" and asked.hits[0].id == "PHP.4.13", [h.id for h in asked.hits[:3]]
     told = full.search("minha mae morreu ontem. ela sempre dizia tudo posso naquele que me fortalece. to sem chao")
     assert told.mode == "cuidado" and told.hits[0].id != "PHP.4.13"  # nothing asked of the verse: care first
+
+
+def test_what_someone_did_asked_after_the_name_asks_about_them(full):
+    result = full.search("o rei ezequias fez oq de bom?")  # as "o que o rei Ezequias fez"
+    assert result.mode == "pessoa" and result.hits[0].id.startswith(("2KI.18", "ISA.36")), \
+        [h.id for h in result.hits[:3]]
+
+
+def test_a_name_asked_is_looked_for_among_described_people_even_when_read_as_a_teaching(full):
+    question = "como se chamava o homem forçado a carregar a cruz de Jesus?"
+    assert full.understand(question).name == "teaching"  # what the intent model reads; the name asked decides
+    result = full.search(question)
+    assert result.mode == "pessoa" and {"MAT.27.32", "MRK.15.21", "LUK.23.26"} & {h.id for h in result.hits[:3]}
