@@ -175,6 +175,8 @@ def evaluate(retriever: Retriever, items: list[dict]) -> Report:
             report.checks["conversa reconhecida"].append(float(result.mode == "conversa"))
         elif kind == "welcome":  # someone at the margins of faith opening up: verses or a welcome, never refused
             report.checks["acolhida sem recusa"].append(float(result.status != Status.NO_EVIDENCE))
+        elif kind == "life":  # someone telling their own life, whatever church role they name: cared for
+            report.checks["vida cuidada"].append(float(result.mode == "cuidado"))
         elif kind == "needs-answer":  # a greeting or thanks that also asks something: answered, not chatted
             answered = result.mode != "conversa" and result.status in (Status.OK, Status.REFERENCE)
             report.checks["pedido atendido"].append(float(answered))

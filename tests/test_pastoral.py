@@ -197,6 +197,14 @@ def test_care_mode_puts_the_need_first_and_the_guard_sets_harsh_verses_aside(car
     assert as_json["hits"][0]["why"]["necessidade"] == "necessidade: paz"
 
 
+def test_the_evaluation_counts_a_life_cared_for_and_one_that_is_not(care_retriever):
+    from retrieval.evaluation import evaluate
+
+    items = [{"kind": "life", "q": "tenho pavor do escuro à noite, dou aula na escola bíblica e nem durmo"},
+             {"kind": "life", "q": "qual a capital da França?"}]  # labelled a life on purpose: the check can fail
+    assert evaluate(care_retriever, items).checks["vida cuidada"] == [1.0, 0.0]
+
+
 def test_a_question_about_the_teaching_keeps_every_verse(care_retriever):
     result = care_retriever.search("o que a Bíblia diz sobre ser perfeito?", k=5)
     assert result.mode == "ensino" and not result.situations
