@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from corpus.bible import load, sha256_of
 from retrieval.evidence import EvidenceFloor
@@ -16,7 +17,7 @@ from retrieval.index.manifest import IndexCorrupt
 from retrieval.index.shared import SharedIndexError
 from retrieval.index.store import StoreError, VectorStore
 from retrieval.knowledge import people_cache
-from retrieval.knowledge.passages import NamedPassages, PassagesError
+from retrieval.knowledge.passages import NamedPassages, PassagesError, words_of
 from retrieval.knowledge.people import PeopleError
 from retrieval.knowledge.questions import Knowledge
 from retrieval.knowledge.verbatim import VerbatimIndex
@@ -198,8 +199,6 @@ def _remembered(config: IndexConfig, retriever):
 def _share_rivals(retriever) -> None:
     """The retellings', the remembered verses' and the descriptions' banks hold the same messages of other kinds:
     read them once."""
-    from dataclasses import replace
-
     stories, remembered = retriever.stories, retriever.remembered
     if stories is None or stories.retellings is None or remembered is None:
         return
@@ -230,7 +229,10 @@ def _described_people(config: IndexConfig, retriever):
     frame = described_settings().frame
     embed, slug, directory = retriever.embedder.embed, retriever.embedder.identity.slug, _understanding(config)
     described = DescribedPeople.build(descriptions, known, STOPWORDS | frame, embed, slug, directory)
-    return described.gated(other_kinds(), contrasts, embed, slug, directory) if described is not None else None
+    if described is None:
+        return None
+    names = tuple(people.everyone_named(words_of(text).split()) for text in described.texts)  # ~0.4 s
+    return replace(described, names=names).gated(other_kinds(), contrasts, embed, slug, directory)
 
 
 def _answered(config: IndexConfig, retriever):

@@ -223,3 +223,17 @@ def test_one_description_far_nearer_than_any_other_persons_names_them_alone(use_
     # the two other nearest are someone else's, yet the one fact is told far more nearly than anything else
     assert person("qm foi o primeiro assassino da história?") == "cain_1"
     assert person("qual o horário do culto de domingo?") is None  # near none of them
+
+
+def test_a_description_naming_others_than_the_message_names_tells_another_fact():
+    from retrieval.knowledge.described_people import DescribedPeople
+
+    people = DescribedPeople(("absalom_1", "solomon_1", "saul_1"), None, None, None,
+                             names=(frozenset({"david_1", "amnon_1"}), frozenset({"david_1", "adonijah_1"}),
+                                    frozenset({"kish_1", "israel_1"})))
+    # "qual filho de Davi mandou matar o irmão Amnom?": Salomão's fact names Adonias, whom it does not say (and
+    # Saul's names Quis and Israel); Absalão's names only people it says
+    assert people.other_facts(frozenset({"david_1", "amnon_1"})) == {1, 2}
+    # "quem foi o primeiro rei de Israel?": Saul's fact says Israel too and stays; the others name only others
+    assert people.other_facts(frozenset({"israel_1"})) == {0, 1}
+    assert people.other_facts(frozenset()) == frozenset()

@@ -63,6 +63,15 @@ class DescribedPeople:
     texts: tuple[str, ...] = ()
     asking: Retellings | None = None  # the descriptions (a row per person of `asked_ids`) beside other kinds, gated
     asked_ids: tuple[str, ...] = ()
+    names: tuple[frozenset[str], ...] = ()  # the people each description names ("…o irmão Adonias": Adonias, Davi)
+
+    def other_facts(self, named: frozenset[str]) -> frozenset[int]:
+        """The descriptions that name someone the message does not, while it names someone they do not: another
+        fact of the same shape ("o filho de Davi que mandou matar o irmão Adonias" is no answer to "…matar o irmão
+        Amnom")."""
+        if not named or not self.names:
+            return frozenset()
+        return frozenset(i for i, said in enumerate(self.names) if said and said - named and named - said)
 
     def asked(self, text: str, vector: np.ndarray, named: frozenset[str] = frozenset()) -> str | None:
         """The id of the person a message asks for by a description, whatever other names it says: when the gate
@@ -72,7 +81,8 @@ class DescribedPeople:
         if self.asking is None:
             return None
         avoid = frozenset(i for i, who in enumerate(self.asked_ids) if who in named)
-        found = self.asking.telling(text, vector, floor=math.inf, margin=0.0, like_floor=ASKED_FLOOR, avoid=avoid)
+        found = self.asking.telling(text, vector, floor=math.inf, margin=0.0, like_floor=ASKED_FLOOR, avoid=avoid,
+                                    drop=self.other_facts(named))
         return self.asked_ids[found[0]] if found is not None else None
 
     def nearness(self, text: str, vector: np.ndarray) -> np.ndarray:
@@ -90,6 +100,8 @@ class DescribedPeople:
         near = self.nearness(text, vector)
         if named:
             near = np.where([i in named for i in self.ids], -np.inf, near)
+            if other := self.other_facts(named):
+                near[np.fromiter(other, np.intp)] = -np.inf
         top = np.argsort(-near, kind="stable")[:NEIGHBOURS]
         best = self.ids[top[0]]
         other = next((near[i] for i in top if self.ids[i] != best), -np.inf)

@@ -132,13 +132,16 @@ class Retellings:
 
     def telling(self, text: str, vector: np.ndarray, floor: float = TOLD_FLOOR, margin: float = TOLD_MARGIN,
                 agreeing: int = 1, like_floor: float = LIKE_FLOOR,
-                avoid: frozenset[int] = frozenset()) -> tuple[int, float, float] | None:
+                avoid: frozenset[int] = frozenset(), drop: frozenset[int] = frozenset()
+                ) -> tuple[int, float, float] | None:
         """(the passage row the message retells, how much nearer its retelling is than any message of another
         kind, the gate's P(a story retold)), or None: a retelling near enough and far enough ahead (and with
         ``agreeing`` of the three nearest retellings on its passage), or, when the gate reads the message as a
         story retold, a fainter one (``like_floor`` at least) that the nearest retellings agree on; never when one
-        of the three nearest retellings is of a row in ``avoid``."""
+        of the three nearest retellings is of a row in ``avoid``. The texts in ``drop`` are left out."""
         story, other = self.rows >= 0, self.rows == RIVAL
+        if drop:
+            story[np.fromiter(drop, np.intp)] = False
         if not story.any():
             return None
         reading = self._read(text, vector)
