@@ -66,12 +66,13 @@ class DescribedPeople:
     names: tuple[frozenset[str], ...] = ()  # the people each description names ("…o irmão Adonias": Adonias, Davi)
 
     def other_facts(self, named: frozenset[str]) -> frozenset[int]:
-        """The descriptions that name someone the message does not, while it names someone they do not: another
-        fact of the same shape ("o filho de Davi que mandou matar o irmão Adonias" is no answer to "…matar o irmão
-        Amnom")."""
+        """The descriptions that name someone the message names and someone else it does not, while it names
+        someone they do not: another fact about the same people ("o filho de Davi que mandou matar o irmão Adonias"
+        is no answer to "…de Davi… matar o irmão Amnom"; "o espião da tribo de Judá…" shares no one with "fora o
+        Josué…" and stays)."""
         if not named or not self.names:
             return frozenset()
-        return frozenset(i for i, said in enumerate(self.names) if said and said - named and named - said)
+        return frozenset(i for i, said in enumerate(self.names) if said & named and said - named and named - said)
 
     def asked(self, text: str, vector: np.ndarray, named: frozenset[str] = frozenset()) -> str | None:
         """The id of the person a message asks for by a description, whatever other names it says: when the gate
