@@ -4,6 +4,7 @@ word, and small talk answered as a person would."""
 from __future__ import annotations
 
 import csv
+import json
 from dataclasses import replace
 
 import pytest
@@ -69,28 +70,18 @@ def test_a_named_passage_is_found_by_its_longest_name_and_one_word_is_never_a_na
     assert passages.within("salmo do bom pastor, Salmos 24", find_references("Salmos 24")) is None
 
 
+def _passages_toml(*entries: tuple[str, list[str], str]) -> str:
+    """A made-up passages file: (name, variants, range) per passage."""
+    return "".join(f'[[passagem]]\nnome = "{name}"\nvariantes = {json.dumps(variants, ensure_ascii=False)}\n'
+                   f'trecho = "{where}"\n\n' for name, variants, where in entries)
+
+
 def test_of_two_passages_named_the_one_whose_names_hold_more_of_the_message_wins(tmp_path, mini_index):
-    passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", """
-[[passagem]]
-nome = "Parábola dos dois filhos"
-variantes = ["filho que disse nao e foi"]
-trecho = "Salmos 23:1-3"
-
-[[passagem]]
-nome = "A jumenta que falou"
-variantes = ["jumenta de balaao"]
-trecho = "Salmos 56:1-2"
-
-[[passagem]]
-nome = "Adão e Eva no jardim"
-variantes = ["adao e eva"]
-trecho = "Romanos 8:1-2"
-
-[[passagem]]
-nome = "A queda"
-variantes = ["eva e a serpente", "fruto proibido"]
-trecho = "Mateus 5:2-3"
-"""))
+    passages = NamedPassages.load(load(mini_index.corpus_path), write(tmp_path, "p.toml", _passages_toml(
+        ("Parábola dos dois filhos", ["filho que disse nao e foi"], "Salmos 23:1-3"),
+        ("A jumenta que falou", ["jumenta de balaao"], "Salmos 56:1-2"),
+        ("Adão e Eva no jardim", ["adao e eva"], "Romanos 8:1-2"),
+        ("A queda", ["eva e a serpente", "fruto proibido"], "Mateus 5:2-3"))))
     # the two sons' name in other forms of its words ("filho… disse") and a name said as it is tie: the latter
     assert passages.find("meu filho riu e disse que é mentira. onde está a jumenta que falou?").name == \
         "A jumenta que falou"
