@@ -24,7 +24,7 @@ _WHO_DID = re.compile(r"(?:^|\b(?:perguntou|pergunta|sabe|saber|lembro|lembra|di
 _WHO_WAS_THE_ONE = re.compile(r"\bquem (?:foi|era|e|eh) (?:\w+ ){1,4}?(?<!\bpor )(?:que|q)\b"
                               r"(?! (?:disse|falou|escreveu|perguntou|respondeu)\b)")
 NAME_ASKED = r"\b(?:como (?:se )?chamava|qual (?:era |e )?o nome d[aeo])\b"  # "como (se) chamava", "qual o nome do"
-_CALLED = re.compile(NAME_ASKED)
+CALLED = re.compile(NAME_ASKED)  # a name asked for: "como se chamava…"
 # the first, last or only one of a kind ("quem foi o primeiro cristão a morrer apedrejado")
 _WHO_WAS_FIRST = re.compile(r"\bquem (?:foi|era|e|eh) (?:o|a) (?:primeir|ultim|unic)[oa] \w+")
 # a kind of person and what they did, said without a question word ("o profeta q contou pro rei davi a história
@@ -92,7 +92,7 @@ def asks_for_someone_described(text: str, kinds: frozenset[str] = frozenset()) -
         one = _WHO_WAS_THE_ONE.search(said)
         if one is not None:
             return before + one.group().split()[2:-1]
-        if _WHO_DID.search(said) or _CALLED.search(said):
+        if _WHO_DID.search(said) or CALLED.search(said):
             return before
         first = _WHO_WAS_FIRST.search(said)
         if first is not None:

@@ -13,6 +13,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,17 @@ class DescribedPeople:
         Josué…" and stays)."""
         if not named or not self.names:
             return frozenset()
-        return frozenset(i for i, said in enumerate(self.names) if said & named and said - named and named - said)
+        sharing = {i for who in named for i in self._naming.get(who, ())}  # the descriptions naming someone said
+        return frozenset(i for i in sharing if self.names[i] - named and named - self.names[i])
+
+    @cached_property
+    def _naming(self) -> dict[str, tuple[int, ...]]:
+        """Person id -> the descriptions that name them."""
+        naming: dict[str, list[int]] = defaultdict(list)
+        for i, said in enumerate(self.names):
+            for who in said:
+                naming[who].append(i)
+        return {who: tuple(rows) for who, rows in naming.items()}
 
     def asked(self, text: str, vector: np.ndarray, named: frozenset[str] = frozenset()) -> str | None:
         """The id of the person a message asks for by a description, whatever other names it says: when the gate

@@ -88,6 +88,7 @@ class NamedPassages:
         for phrase, owner in phrases.items():
             name_words.setdefault(owner.name, set()).update(phrase.split())
         self._name_words = {name: frozenset(words) for name, words in name_words.items()}
+        self._name_stems: dict[str, frozenset[str]] = {}  # by `_stems_of_names`, as passages are named
         self._corrections: dict[str, str] = {}
         self._vocabulary: dict[tuple[str, int], list[str]] = {}  # (first letter, length) -> words of the names
         for word in sorted({w for p in phrases for w in p.split() if len(w) >= MIN_TYPO_LENGTH}):  # one order
@@ -203,7 +204,11 @@ class NamedPassages:
         return self._name_words.get(passage.name, frozenset())
 
     def _stems_of_names(self, passage: NamedPassage) -> frozenset[str]:
-        return frozenset(self._stems(sorted(self.words_of_names(passage))))
+        """The stems of every word of the passage's names, read once per passage."""
+        stems = self._name_stems.get(passage.name)
+        if stems is None:
+            stems = self._name_stems[passage.name] = frozenset(self._stems(sorted(self.words_of_names(passage))))
+        return stems
 
     def _stems(self, words: list[str]) -> tuple[str, ...]:
         return tuple(f"{w}=" if w in self.proper or len(w) < STEMMED_LENGTH else self._stem(w)[:STEM_PREFIX]

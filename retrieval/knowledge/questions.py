@@ -9,6 +9,7 @@ from retrieval.conversation import conversation
 from retrieval.evidence import FAITH_WORDS
 from retrieval.index.lexical import STOPWORDS
 from retrieval.knowledge.described import (
+    CALLED,
     NAME_ASKED,
     DescribedSettings,
     Mentions,
@@ -51,7 +52,6 @@ _THANKS_TO_GOD = re.compile(r"\b(?:obrigad[oa]s?|obg|vlw|valeu|gracas|agradeco|g
                             r"(?:deus|senhor|jesus|cristo|pai)\b(?!\s+(?:te|lhe|o|a|vos|os|as)?\s*aben)")
 _ASKS_WHO = re.compile(r"\b(?:quem|qual|nome)\b|" + NAME_ASKED)  # someone's identity asked for
 _NOT_RELATIVE = frozenset({"por", "o", "pra", "para"})  # "por que", "o que", "pra que" ask; "o servo que…" describes
-_NAME = re.compile(NAME_ASKED)
 _WHO_SAID = re.compile(r"\bquem (?:disse|falou|escreveu|diz|fala)\b")
 _WHO = re.compile(r"\bquem (?:foi|era|eram|e|eh|sao|foram)\b|\b(?:foi|era|eram) quem\b")  # "baruque era quem?"
 # the name of someone's relative asked for ("como chamava o sogro do moisés", "qual o nome da mãe de Samuel")
@@ -188,7 +188,7 @@ class Knowledge:
         Golias?"; "quem foi Pedro, que negou Jesus?" asks for Pedro by name, "a mãe de Samuel" for a relative),
         "told" (a kind of person and their deed, no question word: "o soldado q escondeu…"), else None."""
         if self._mentions is None or intent is None or intent.name in (SMALLTALK, SITUATION) or \
-                intent.name == TEACHING and not _NAME.search(said):
+                intent.name == TEACHING and not CALLED.search(said):
             return None  # a knowledge question, one read as a verse or off the subject ("qual rei pediu…"), or a
             # name asked however the rest reads ("como se chamava o homem obrigado a levar a cruz?")
         how, asked = "asked", asks_for_someone_described(plan.text, self._describing.kinds)
